@@ -1,0 +1,118 @@
+// Projection throughput: events/s the live consumer folds into the read model (next to the kit's
+// consumer machinery alone: inbox only, no read model), and events/s of a full rebuild (replay).
+import { DLQ_STREAM, STREAMS, makeEvent, type EventInput, type EventType, type OutgoingEvent, type TranscriptState } from "@scribe/contracts";
+import {
+  ConsumerRunner,
+  KIT_MIGRATIONS,
+  connectBus,
+  connectDb,
+  createLogger,
+  ensureStreams,
+  loadMigrations,
+  migrate,
+  serviceMigrations,
+  startService,
+  type Bus,
+} from "@scribe/kit";
+import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
+import { projectionService } from "@scribe/projection";
+import { rebuildReadModel } from "@scribe/projection/replay";
+import { report, time } from "./report";
+
+const TRANSCRIPTS = Number(process.env.BENCH_PROJECTION_TRANSCRIPTS ?? 2000);
+const log = createLogger("bench", "silent");
+
+/** What one transcript's processing emits: created, three topics, the final state (webvtt, summaries). */
+function transcriptEvents(i: number): OutgoingEvent[] {
+  const now = new Date().toISOString();
+  const base: TranscriptState = {
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, version: 1, name: `Meeting ${i}`, status: "processing", error: null,
+    locked: false, duration: 1_800_000, created_at: now, updated_at: now, title: null, short_summary: null, long_summary: null,
+    action_items: null, participants: [{ id: `p${i}`, speaker: 0, name: "Alice", user_id: null }], source_language: "en",
+    target_language: "en", reviewed: false, audio_location: "storage", audio_deleted: null, user_id: `user-${i % 100}`,
+    share_mode: "private", source_kind: "room", meeting_id: null, recording_id: null, room_id: `room-${i % 20}`, webvtt: null, deleted_at: null,
+  };
+  const words = (t: number) => Array.from({ length: 40 }, (_, w) => ({ text: ` word${(w * 7 + t) % 50}`, start: t * 40 + w, end: t * 40 + w + 1, speaker: w % 2 }));
+  const ev = <T extends EventType>(type: T, data: EventInput<T>): OutgoingEvent => makeEvent(type, data, { source: "bench" });
+  const cues = Array.from({ length: 12 }, (_, c) => `\n00:00:${String(c * 4).padStart(2, "0")}.000 --> 00:00:${String(c * 4 + 4).padStart(2, "0")}.000\n<v Speaker${c % 2}>Sentence number ${c} of meeting ${i} with some words.\n`);
+  return [
+    ev("transcript.created", base),
+    ...[0, 1, 2].map((t) =>
+      ev("transcript.topic.upserted", {
+        transcript_id: base.id, version: 2 + t, position: t,
+        topic: { id: `t${i}-${t}`, title: `Topic ${t}`, summary: "A summary.", timestamp: t * 40, duration: null, transcript: null, words: words(t) },
+      }),
+    ),
+    ev("transcript.updated", {
+      ...base, version: 5, status: "ended", title: `Meeting ${i} about things`, long_summary: "We talked about many things at length. ".repeat(8),
+      webvtt: `WEBVTT\n${cues.join("")}`,
+    }),
+  ];
+}
+
+async function publishAll(bus: Bus, events: OutgoingEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 1000) {
+    await Promise.all(events.slice(i, i + 1000).map((e) => bus.js.publish(bus.subject(e.subject), JSON.stringify(e.event), { msgID: e.event.id })));
+  }
+}
+
+async function drained(bus: Bus, durable: string): Promise<void> {
+  await eventually(
+    async () => {
+      const info = await bus.jsm.consumers.info(bus.stream("TRANSCRIPTS"), durable);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { timeoutMs: 600_000, intervalMs: 20 },
+  );
+}
+
+export default async function bench(): Promise<void> {
+  const db = await createTestDatabase("benchproj");
+  const prefix = testPrefix("benchproj");
+  const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-projection" });
+  const sql = connectDb(db.url, { schema: "projection", max: 4 });
+  const base = connectDb(db.url, { schema: "baseline", max: 4 });
+  const env = { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, LOG_LEVEL: "silent", OPS_PORT: "0" };
+  let service: Awaited<ReturnType<typeof startService>> | null = null;
+  try {
+    await ensureStreams(bus);
+    await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
+    await migrate(base, { schema: "baseline", migrations: loadMigrations([KIT_MIGRATIONS]) });
+    const events = Array.from({ length: TRANSCRIPTS }, (_, i) => transcriptEvents(i)).flat();
+    await publishAll(bus, events);
+    const N = events.length;
+
+    // Baseline: the same consumer machinery (parse, validate, batch transaction, inbox) with no read model.
+    const noop = async () => {};
+    const runner = new ConsumerRunner({
+      bus, sql: base, log, name: "baseline.transcripts", stream: "TRANSCRIPTS",
+      handlers: { "transcript.created": noop, "transcript.topic.upserted": noop, "transcript.updated": noop },
+    });
+    const machinery = await time(async () => {
+      await runner.start();
+      await drained(bus, "baseline_transcripts");
+    });
+    await runner.stop();
+    const baseline = { name: "consumer machinery only (inbox, no read model)", value: N / machinery, unit: "events/s" };
+    report(baseline);
+
+    const apply = await time(async () => {
+      service = await startService(projectionService, env);
+      await drained(bus, "projection_transcripts");
+    });
+    const [check] = await sql<{ n: number }[]>`select count(*)::int as n from transcript where version = 5`;
+    if (check!.n !== TRANSCRIPTS) throw new Error(`expected ${TRANSCRIPTS} transcripts at version 5, found ${check!.n}`);
+    const live = { name: `projection apply (${N.toLocaleString("en-US")} events)`, value: N / apply, unit: "events/s" };
+    report(live, { ...baseline, label: "consumer machinery" });
+
+    const rebuild = await rebuildReadModel({ sql, bus, log });
+    report({ name: "replay: rebuild and swap", value: rebuild.events / rebuild.seconds, unit: "events/s" }, { ...live, label: "live apply" });
+  } finally {
+    await (service as Awaited<ReturnType<typeof startService>> | null)?.stop();
+    for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+    await bus.close();
+    await sql.end({ timeout: 1 });
+    await base.end({ timeout: 1 });
+    await db.drop();
+  }
+}

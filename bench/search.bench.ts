@@ -1,0 +1,154 @@
+// Search latency at 100k synthetic transcripts: the search service over request/reply (SQL, parsing,
+// snippets, NATS round trip) next to the same SQL statement run directly, interleaved in one run.
+import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps, type ListingScope } from "@scribe/contracts";
+import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
+import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
+import { searchService } from "@scribe/search";
+import { SEARCH_DB_SETTINGS, searchStatement } from "@scribe/search/store";
+import { percentile, report, time } from "./report";
+
+const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
+
+/** Distinct pseudo-words (no English stop words or stems collide). */
+export function vocabulary(size: number): string[] {
+  const syllables = ["ka", "lo", "mi", "ter", "van", "su", "pre", "dol", "gan", "rit", "bo", "nel", "qua", "fis", "ro", "tum", "ple", "zar", "hev", "cin"];
+  const out: string[] = [];
+  for (let i = 0; out.length < size; i++) {
+    let w = "";
+    for (let n = i; ; n = Math.floor(n / 20) - 1) {
+      w += syllables[n % 20];
+      if (n < 20) break;
+    }
+    out.push(`${w}x`);
+  }
+  return out;
+}
+
+/** Deterministic PRNG so every run searches the same corpus. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Words drawn with a Zipf-like law (rank r with probability ~1/r), as in real text: a few words are
+ * in every transcript, most are rare. With 20,000 words and 200 per transcript, rank 100 is in about
+ * a fifth of the transcripts, rank 1,000 in 2 %, rank 10,000 in 0.2 %.
+ */
+function texts(vocab: string[], random: () => number) {
+  const draw = (n: number) => {
+    const words: string[] = [];
+    for (let i = 0; i < n; i++) words.push(vocab[Math.min(vocab.length - 1, Math.floor(vocab.length ** random()) - 1)]!);
+    return words.join(" ");
+  };
+  return { title: draw(5), long_summary: draw(60), webvtt_text: draw(200) };
+}
+
+export async function seed(sql: Sql, vocab: string[]): Promise<void> {
+  const random = mulberry32(42);
+  // Building the full-text index once after the load is much faster than maintaining it per row.
+  const [gin] = await sql<{ def: string }[]>`select indexdef as def from pg_indexes where indexname = 'idx_transcript_search'`;
+  await sql`drop index idx_transcript_search`;
+  const now = Date.now();
+  for (let start = 0; start < N; start += 1000) {
+    const rows = [];
+    for (let g = start; g < Math.min(N, start + 1000); g++) {
+      rows.push({
+        id: `bench-${g}`,
+        version: 1,
+        state_version: 1,
+        name: `Transcript ${g}`,
+        status: "ended",
+        locked: false,
+        duration: 1_800_000,
+        created_at: new Date(now - g * 60_000),
+        updated_at: new Date(now),
+        ...texts(vocab, random),
+        participants: sql.json([]),
+        source_language: "en",
+        target_language: "en",
+        reviewed: false,
+        audio_location: "storage",
+        user_id: `user-${g % 1000}`,
+        share_mode: "private",
+        source_kind: "room",
+        room_id: `room-${g % 500}`,
+        room_name: `room name ${g % 500}`,
+        room_shared: g % 500 < 25,
+      });
+    }
+    await sql`insert into transcript ${sql(rows)}`;
+    if ((start + 1000) % 10_000 === 0) process.stdout.write(`  seeded ${(start + 1000).toLocaleString("en-US")} transcripts\r`);
+  }
+  process.stdout.write("\n");
+  await sql.unsafe(gin!.def);
+  await sql`analyze transcript`;
+}
+
+export default async function bench(): Promise<void> {
+  const db = await createTestDatabase("benchsearch");
+  const prefix = testPrefix("benchsearch");
+  const sql = connectDb(db.url, { schema: "projection", max: 4 });
+  // The raw statement runs with the search service's session settings: the same SQL, the same plans.
+  const rawSql = connectDb(db.url, { schema: "search", max: 4, settings: SEARCH_DB_SETTINGS });
+  const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-search" });
+  const env = { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, LOG_LEVEL: "silent", OPS_PORT: "0", PUBLIC_MODE: "true" };
+  let service: Awaited<ReturnType<typeof startService>> | null = null;
+  try {
+    await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
+    const vocab = vocabulary(20_000);
+    const seeding = await time(() => seed(sql, vocab));
+    console.log(`  ${N.toLocaleString("en-US")} transcripts seeded and indexed in ${seeding.toFixed(0)} s`);
+    service = await startService(searchService, env);
+
+    // From a word in nearly every transcript to one in 0.1 %, plus the web-search forms and browsing.
+    const queries = [
+      vocab[4]!,
+      vocab[99]!,
+      vocab[999]!,
+      vocab[9999]!,
+      `${vocab[49]} ${vocab[499]}`,
+      `"${vocab[2]} ${vocab[3]}"`,
+      `${vocab[1999]} OR ${vocab[4999]}`,
+      "",
+    ];
+    const everything: ListingScope & { kind: "everything" } = { kind: "everything" };
+    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: everything, roomId: null, limit: 20, offset: 0 });
+    const viaService = (q: string) => rpcCall(bus, searchOps.search, { caller: ANONYMOUS, q, limit: 20, offset: 0 }, { timeoutMs: 60_000 });
+    for (const q of queries) {
+      await raw(q);
+      await viaService(q);
+    }
+    const rawMs: number[] = [];
+    const serviceMs: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const q of queries) {
+        // Alternate which goes first so neither always meets a warmer cache.
+        const pair = round % 2 === 0 ? [raw, viaService] : [viaService, raw];
+        const [a, b] = [await time(() => pair[0]!(q)), await time(() => pair[1]!(q))];
+        (round % 2 === 0 ? rawMs : serviceMs).push(a * 1000);
+        (round % 2 === 0 ? serviceMs : rawMs).push(b * 1000);
+      }
+    }
+    rawMs.sort((x, y) => x - y);
+    serviceMs.sort((x, y) => x - y);
+    for (const p of [50, 95]) {
+      const baseline = { name: `search raw SQL p${p}`, value: percentile(rawMs, p), unit: "ms" };
+      report(baseline);
+      report({ name: `search service p${p} (${N.toLocaleString("en-US")} transcripts)`, value: percentile(serviceMs, p), unit: "ms" }, { ...baseline, label: "raw SQL" });
+    }
+  } finally {
+    await service?.stop();
+    for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+    await bus.close();
+    await sql.end({ timeout: 1 });
+    await rawSql.end({ timeout: 1 });
+    await db.drop();
+  }
+}

@@ -1,0 +1,20 @@
+// @scribe/ai: model backends (speech-to-text, diarization, LLM) and summarisation, each with an
+// offline default; pick and configure them with loadAiConfig + createBackends.
+export * from "./types";
+export * from "./config";
+export * from "./factory";
+export { resolveAudio, probeDuration } from "./audio";
+export { LlmParseError } from "./llm/openai";
+export { assignSpeakers } from "./diarization/assemble";
+export { computeTopicChunkSize, computeMaxSubjects, topicChunks, MIN_TRANSCRIPT_LENGTH } from "./summary/chunking";
+export { cleanTitle, matchParticipant, stripTaskPrefix, transcriptText, wordsToSegments, type Segment } from "./summary/text";
+export { detectTopics, summariseMeeting, type DetectedTopic, type MeetingResult } from "./summary/meeting";
+export { diarizationErrorRate, normaliseForWer, wordErrorRate } from "./metrics";
+export { PocketsphinxStt, parsePocketsphinxTimes } from "./stt/pocketsphinx";
+export { OpenAiStt } from "./stt/openai";
+export { GpuApiStt } from "./stt/gpu";
+export { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "./diarization/offline";
+export { GpuApiDiarizer } from "./diarization/gpu";
+export { OpenAiLlm } from "./llm/openai";
+export { LlmSummariser } from "./summary/llm-summariser";
+export { ExtractiveSummariser } from "./summary/extractive";

@@ -1,0 +1,17 @@
+// Request/reply operation of the search service (api.md §2.9 GET /v1/transcripts/search).
+import { z } from "@hono/zod-openapi";
+import { defineOp, withCaller } from "./rpc";
+import { SearchResponse } from "./transcripts";
+
+export const SearchRequest = withCaller({
+  /** Trimmed by the service; empty means browse (no text filter, newest first). */
+  q: z.string(),
+  limit: z.number().int().min(1).max(100).default(20),
+  offset: z.number().int().min(0).default(0),
+  /** The one filter offered: a single room. */
+  room_id: z.string().nullable().optional(),
+});
+
+export const searchOps = {
+  search: defineOp("search.search", SearchRequest, SearchResponse),
+} as const;

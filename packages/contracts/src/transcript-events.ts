@@ -1,0 +1,130 @@
+// Transcript events (TRANSCRIPTS stream), written by the transcription service. They carry
+// everything the read model (projection) and the notifier need, so neither asks anyone.
+//
+// Size: topics travel one per event (their words can be large) so no message nears NATS's
+// 1 MB default max_payload; `transcript.updated` carries everything else.
+import { z } from "@hono/zod-openapi";
+import { defineEvent } from "./event-def";
+import { ShareMode, SourceKind, TranscriptStatus } from "./enums";
+import { StoredParticipant, Word } from "./transcripts";
+
+const datetime = z.iso.datetime({ offset: true });
+
+export const ActionItems = z.object({
+  decisions: z.array(
+    z.object({
+      decision: z.string(),
+      rationale: z.string().nullable().default(null),
+      decided_by: z.string().nullable().default(null),
+      decided_by_participant_id: z.string().nullable().default(null),
+    }),
+  ),
+  next_steps: z.array(
+    z.object({
+      task: z.string(),
+      assigned_to: z.string().nullable().default(null),
+      assigned_to_participant_id: z.string().nullable().default(null),
+      deadline: z.string().nullable().default(null),
+      context: z.string().nullable().default(null),
+    }),
+  ),
+});
+export type ActionItems = z.infer<typeof ActionItems>;
+
+/** A stored topic (behaviour-transcripts-pipelines §1.3): times in seconds. */
+export const TopicRecord = z.object({
+  id: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  timestamp: z.number().min(0),
+  duration: z.number().nullable().default(null),
+  transcript: z.string().nullable().default(null),
+  words: z.array(Word).default([]),
+});
+export type TopicRecord = z.infer<typeof TopicRecord>;
+
+/**
+ * The transcript aggregate without its topics (they have their own events) and without the
+ * pipeline event log (realtime only). `version` increases with every change.
+ */
+export const TranscriptState = z.object({
+  id: z.string(),
+  version: z.number().int().min(1),
+  name: z.string(),
+  status: TranscriptStatus,
+  /** Set when status became `error`: why. */
+  error: z.string().nullable().default(null),
+  locked: z.boolean(),
+  /** Milliseconds; never NaN or negative. */
+  duration: z.number().min(0),
+  created_at: datetime,
+  updated_at: datetime,
+  title: z.string().nullable(),
+  short_summary: z.string().nullable(),
+  long_summary: z.string().nullable(),
+  /** null when generation failed or has not run. */
+  action_items: ActionItems.nullable(),
+  participants: z.array(StoredParticipant),
+  source_language: z.string(),
+  target_language: z.string(),
+  reviewed: z.boolean(),
+  audio_location: z.enum(["local", "storage"]),
+  audio_deleted: z.boolean().nullable(),
+  user_id: z.string().nullable(),
+  share_mode: ShareMode,
+  source_kind: SourceKind,
+  meeting_id: z.string().nullable(),
+  recording_id: z.string().nullable(),
+  room_id: z.string().nullable(),
+  /** Full-transcript WebVTT regenerated whenever topics change (voice tags `<v Speaker N>`). */
+  webvtt: z.string().nullable(),
+  deleted_at: datetime.nullable(),
+});
+export type TranscriptState = z.infer<typeof TranscriptState>;
+
+export const TopicUpserted = z.object({
+  transcript_id: z.string(),
+  /** Transcript version after this change. */
+  version: z.number().int().min(1),
+  /** 0-based position in the transcript's topic list. */
+  position: z.number().int().min(0),
+  topic: TopicRecord,
+});
+export const TopicsCleared = z.object({ transcript_id: z.string(), version: z.number().int().min(1) });
+
+/** A topic as the webhook sends it: no words, its own WebVTT instead (behaviour §3.5). */
+export const CompletedTopic = z.object({
+  id: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  timestamp: z.number(),
+  duration: z.number().nullable(),
+  webvtt: z.string(),
+});
+
+export const TranscriptCompleted = z.object({
+  transcript: TranscriptState,
+  topics: z.array(CompletedTopic),
+  /** The workflow run that completed; a reprocessing run completes again with a new event. */
+  run_id: z.string(),
+  completed_at: datetime,
+});
+
+export const TranscriptDestroyed = z.object({
+  transcript: TranscriptState,
+  /** user: destroyed through the API after a soft delete; retention: expired anonymous data (PUBLIC_MODE). */
+  reason: z.enum(["user", "retention"]).default("user"),
+});
+
+export const transcriptEvents = [
+  defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
+  /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
+  defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
+  defineEvent({ type: "transcript.topic.upserted", stream: "TRANSCRIPTS", version: 1, data: TopicUpserted, aggregateId: (d) => d.transcript_id }),
+  /** All topics removed (a reprocessing run starts over). */
+  defineEvent({ type: "transcript.topics.cleared", stream: "TRANSCRIPTS", version: 1, data: TopicsCleared, aggregateId: (d) => d.transcript_id }),
+  /** Processing ended successfully (after mixdown and waveform for multitrack). */
+  defineEvent({ type: "transcript.completed", stream: "TRANSCRIPTS", version: 1, data: TranscriptCompleted, aggregateId: (d) => d.transcript.id }),
+  /** Permanently deleted (after a soft delete). */
+  defineEvent({ type: "transcript.destroyed", stream: "TRANSCRIPTS", version: 1, data: TranscriptDestroyed, aggregateId: (d) => d.transcript.id }),
+] as const;

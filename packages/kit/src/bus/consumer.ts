@@ -1,0 +1,313 @@
+// Idempotent event consumers: a durable pull consumer whose handler runs in one DB transaction with
+// an inbox row (consumer, event_id); failures nak with backoff; poison events go to the dead-letter stream.
+import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/jetstream";
+import { headers } from "@nats-io/transport-node";
+import {
+  DLQ_STREAM,
+  InvalidEventError,
+  STREAMS,
+  parseEvent,
+  type EventType,
+  type ScribeEvent,
+  type StreamName,
+} from "@scribe/contracts";
+import type { Logger } from "pino";
+import type { Sql, Tx } from "../db";
+import { isAppError } from "../errors";
+import { metrics } from "../metrics";
+import type { Bus } from "./connection";
+
+export interface HandlerContext {
+  log: Logger;
+  /** Stream sequence of the message (useful for replay bookkeeping). */
+  streamSeq: number;
+}
+export type EventHandler<T extends EventType> = (tx: Tx, event: ScribeEvent<T>, ctx: HandlerContext) => Promise<void>;
+export type EventHandlers = { [T in EventType]?: EventHandler<T> };
+
+export interface ConsumerOptions {
+  bus: Bus;
+  sql: Sql;
+  log: Logger;
+  /** Durable name and inbox key, e.g. `projection.rooms`. Stable across deployments. */
+  name: string;
+  stream: StreamName;
+  /** Logical filter subject; default: the whole stream. Single filter (nats-server 2.9). */
+  filterSubject?: string;
+  /**
+   * Handlers change only this service's database through `tx` (side effects such as HTTP calls go
+   * through tables a job works off): a handler may run again after a rollback or a redelivery.
+   */
+  handlers: EventHandlers;
+  /** Where a new consumer starts: the whole history (read models) or only new events (side effects). */
+  deliverPolicy?: "all" | "new";
+  /** Deliveries allowed before a failing event is dead-lettered. */
+  maxDeliver?: number;
+  ackWaitMs?: number;
+  batchSize?: number;
+  backoffMs?: (deliveryCount: number) => number;
+}
+
+/** How long one pull round waits for messages; bounds how long stop() can take. */
+const PULL_EXPIRES_MS = 1000;
+
+export const defaultBackoff = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.max(0, deliveryCount - 1));
+
+/** JetStream durable names may not contain '.', '*', '>' or whitespace. */
+export function durableName(name: string): string {
+  return name.replace(/[.*>\s]/g, "_");
+}
+
+/** Thrown inside the fast path to abandon the batch; the isolated path finds who failed. */
+class HandlerFailed extends Error {
+  constructor(readonly error: unknown) {
+    super("handler failed");
+  }
+}
+
+type Outcome = { kind: "applied" | "duplicate" | "ignored" } | { kind: "failed"; error: unknown; permanent: boolean };
+
+export class ConsumerRunner {
+  private buffer: JsMsg[] = [];
+  private kick: (() => void) | null = null;
+  /** Wakes the puller once the worker has made room in the buffer. */
+  private drained: (() => void) | null = null;
+  private stopping = false;
+  private pump: Promise<void> | null = null;
+  private worker: Promise<void> | null = null;
+  readonly durable: string;
+  private readonly maxDeliver: number;
+  private readonly batchSize: number;
+  private readonly backoff: (n: number) => number;
+
+  constructor(private readonly opts: ConsumerOptions) {
+    this.durable = durableName(opts.name);
+    this.maxDeliver = opts.maxDeliver ?? 8;
+    this.batchSize = opts.batchSize ?? 100;
+    this.backoff = opts.backoffMs ?? defaultBackoff;
+  }
+
+  /** Create or update the durable consumer on the server (idempotent). */
+  async ensure(): Promise<void> {
+    const { bus } = this.opts;
+    const stream = bus.stream(this.opts.stream);
+    const config = {
+      durable_name: this.durable,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: (this.opts.ackWaitMs ?? 30_000) * 1_000_000,
+      // Unlimited on the server: the runner dead-letters after maxDeliver handler failures itself,
+      // so an event whose worker crashed is redelivered rather than silently abandoned.
+      max_deliver: -1,
+      max_ack_pending: 1000,
+      filter_subject: bus.subject(this.opts.filterSubject ?? `${STREAMS[this.opts.stream].context}.>`),
+      deliver_policy: this.opts.deliverPolicy === "new" ? DeliverPolicy.New : DeliverPolicy.All,
+    };
+    const existing = await bus.jsm.consumers.info(stream, this.durable).catch(() => null);
+    if (!existing) {
+      await bus.jsm.consumers.add(stream, config);
+    } else if (existing.config.ack_wait !== config.ack_wait || existing.config.filter_subject !== config.filter_subject) {
+      await bus.jsm.consumers.update(stream, this.durable, {
+        ack_wait: config.ack_wait,
+        filter_subject: config.filter_subject,
+      });
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.ensure();
+    const consumer = await this.opts.bus.js.consumers.get(this.opts.bus.stream(this.opts.stream), this.durable);
+    this.pump = this.pull(consumer);
+    this.worker = this.work();
+  }
+
+  /**
+   * Pull in bounded rounds rather than with consume(): on stop the round in flight completes, so
+   * every message the server delivered is handled and acked instead of waiting out ack_wait.
+   */
+  private async pull(consumer: Consumer): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      if (this.buffer.length >= this.batchSize * 2) {
+        await new Promise<void>((resolve) => (this.drained = resolve));
+        continue;
+      }
+      try {
+        const round = await consumer.fetch({ max_messages: this.batchSize, expires: PULL_EXPIRES_MS });
+        for await (const m of round) {
+          this.buffer.push(m);
+          this.kick?.();
+        }
+        failures = 0;
+      } catch (e) {
+        failures++;
+        this.opts.log.warn({ err: e, consumer: this.opts.name, failures }, "pull failed; retrying");
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** Math.min(failures, 6))));
+      }
+    }
+  }
+
+  /** Stop pulling, finish what was already received, then return. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.drained?.();
+    await this.pump;
+    this.kick?.();
+    await this.worker;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.buffer.length === 0) {
+        if (this.stopping) return;
+        await new Promise<void>((resolve) => (this.kick = resolve));
+        this.kick = null;
+        continue;
+      }
+      const batch = this.buffer.splice(0, this.batchSize);
+      if (this.buffer.length < this.batchSize) this.drained?.();
+      try {
+        await this.applyBatch(batch);
+      } catch (e) {
+        // Only reached if acking/nak-ing itself failed (connection lost): redelivery covers it.
+        this.opts.log.error({ err: e, consumer: this.opts.name }, "consumer batch bookkeeping failed");
+      }
+    }
+  }
+
+  /** Apply a batch in one transaction: fast path first, per-event savepoints when something fails. */
+  async applyBatch(batch: JsMsg[]): Promise<void> {
+    const { log, name } = this.opts;
+    const parsed: { m: JsMsg; event: ScribeEvent }[] = [];
+    for (const m of batch) {
+      try {
+        parsed.push({ m, event: parseEvent(m.data) });
+      } catch (e) {
+        const reason = e instanceof InvalidEventError ? e.message : `unparseable event: ${(e as Error).message}`;
+        log.error({ consumer: name, streamSeq: m.seq, subject: m.subject, reason }, "poison event: dead-lettered");
+        await this.deadLetter(m, reason);
+      }
+    }
+    if (parsed.length === 0) return;
+
+    let outcomes: Map<JsMsg, Outcome>;
+    try {
+      outcomes = await this.applyFast(parsed).catch(async (e) => {
+        if (!(e instanceof HandlerFailed)) throw e;
+        // Some handler failed: redo the batch one savepoint per event so the others still apply.
+        return this.applyIsolated(parsed);
+      });
+    } catch (e) {
+      // The transaction itself failed (database down): nothing was applied; retry all, no dead-lettering.
+      log.warn({ err: e, consumer: name, count: parsed.length }, "consumer transaction failed; will retry");
+      for (const { m } of parsed) m.nak(this.backoff(m.info.deliveryCount));
+      return;
+    }
+
+    for (const { m } of parsed) {
+      metrics.consumerLag.set({ consumer: name }, m.info.pending);
+      const outcome = outcomes.get(m)!;
+      if (outcome.kind !== "failed") {
+        metrics.eventsApplied.inc({ consumer: name, outcome: outcome.kind });
+        m.ack();
+        continue;
+      }
+      metrics.eventsApplied.inc({ consumer: name, outcome: "failed" });
+      if (outcome.permanent || m.info.deliveryCount >= this.maxDeliver) {
+        await this.deadLetter(m, `${(outcome.error as Error)?.message ?? String(outcome.error)}`);
+      } else {
+        m.nak(this.backoff(m.info.deliveryCount));
+      }
+    }
+  }
+
+  private handlerFor(event: ScribeEvent): EventHandler<EventType> | undefined {
+    return this.opts.handlers[event.type] as EventHandler<EventType> | undefined;
+  }
+  private contextFor(event: ScribeEvent, m: JsMsg): HandlerContext {
+    return { log: this.opts.log.child({ consumer: this.opts.name, eventId: event.id, eventType: event.type }), streamSeq: m.seq };
+  }
+
+  /**
+   * Common case, no failures: one transaction, one multi-row inbox insert, handlers run back to
+   * back. Any handler error rolls the whole batch back (HandlerFailed) for the isolated path.
+   */
+  private async applyFast(parsed: { m: JsMsg; event: ScribeEvent }[]): Promise<Map<JsMsg, Outcome>> {
+    const outcomes = new Map<JsMsg, Outcome>();
+    const handled = parsed.filter(({ m, event }) => {
+      if (this.handlerFor(event)) return true;
+      outcomes.set(m, { kind: "ignored" });
+      return false;
+    });
+    if (handled.length === 0) return outcomes;
+    await this.opts.sql.begin(async (tx) => {
+      const fresh = await tx<{ event_id: string }[]>`insert into inbox (consumer, event_id)
+        select ${this.opts.name}, unnest(${handled.map((p) => p.event.id)}::uuid[])
+        on conflict do nothing returning event_id`;
+      const toApply = new Set(fresh.map((r) => r.event_id));
+      for (const { m, event } of handled) {
+        // A second copy of an event within one batch is a duplicate too.
+        if (!toApply.delete(event.id)) {
+          outcomes.set(m, { kind: "duplicate" });
+          continue;
+        }
+        try {
+          await this.handlerFor(event)!(tx, event as never, this.contextFor(event, m));
+        } catch (error) {
+          throw new HandlerFailed(error);
+        }
+        outcomes.set(m, { kind: "applied" });
+      }
+    });
+    return outcomes;
+  }
+
+  /** One savepoint per event: a failing event is rolled back alone (with its inbox row). */
+  private async applyIsolated(parsed: { m: JsMsg; event: ScribeEvent }[]): Promise<Map<JsMsg, Outcome>> {
+    const outcomes = new Map<JsMsg, Outcome>();
+    await this.opts.sql.begin(async (tx) => {
+      for (const { m, event } of parsed) {
+        const handler = this.handlerFor(event);
+        if (!handler) {
+          outcomes.set(m, { kind: "ignored" });
+          continue;
+        }
+        const ctx = this.contextFor(event, m);
+        try {
+          const applied = await tx.savepoint(async (sp) => {
+            const rows = await sp`insert into inbox (consumer, event_id) values (${this.opts.name}, ${event.id})
+              on conflict do nothing returning event_id`;
+            if (rows.length === 0) return false;
+            await handler(sp as unknown as Tx, event as never, ctx);
+            return true;
+          });
+          outcomes.set(m, { kind: applied ? "applied" : "duplicate" });
+        } catch (error) {
+          const permanent = isAppError(error) && error.kind === "Invalid";
+          outcomes.set(m, { kind: "failed", error, permanent });
+          ctx.log.warn({ err: error, deliveries: m.info.deliveryCount }, "event handler failed");
+        }
+      }
+    });
+    return outcomes;
+  }
+
+  /** Copy the event to the dead-letter stream with why it failed, then stop its redelivery. */
+  private async deadLetter(m: JsMsg, reason: string): Promise<void> {
+    const { bus } = this.opts;
+    const h = headers();
+    h.set("Scribe-Dlq-Consumer", this.opts.name);
+    h.set("Scribe-Dlq-Reason", reason.replace(/[\r\n]+/g, " ").slice(0, 1000));
+    h.set("Scribe-Dlq-Stream", m.info.stream);
+    h.set("Scribe-Dlq-Stream-Seq", String(m.seq));
+    h.set("Scribe-Dlq-Subject", m.subject);
+    h.set("Scribe-Dlq-Deliveries", String(m.info.deliveryCount));
+    h.set("Scribe-Dlq-Time", new Date().toISOString());
+    await bus.js.publish(bus.subject(`${DLQ_STREAM.context}.${this.durable}`), m.data, {
+      headers: h,
+      msgID: `dlq:${this.durable}:${m.info.stream}:${m.seq}`,
+    });
+    metrics.deadLettered.inc({ consumer: this.opts.name });
+    // No reason argument: "+TERM <reason>" is a 2.10 feature that nats-server 2.9 ignores.
+    m.term();
+  }
+}

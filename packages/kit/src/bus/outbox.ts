@@ -1,0 +1,124 @@
+// Transactional outbox: events are written with the state change and published by a relay,
+// with Nats-Msg-Id = event id so a crash between publish and bookkeeping publishes nothing twice.
+import type { OutgoingEvent } from "@scribe/contracts";
+import type { Logger } from "pino";
+import type { Db, Sql } from "../db";
+import { metrics } from "../metrics";
+import type { Bus } from "./connection";
+
+/** Record events in the caller's transaction; they are published only if it commits. */
+export async function emit(tx: Db, events: OutgoingEvent | OutgoingEvent[]): Promise<void> {
+  const list = Array.isArray(events) ? events : [events];
+  if (list.length === 0) return;
+  const rows = list.map((e) => ({ event_id: e.event.id, subject: e.subject, payload: JSON.stringify(e.event) }));
+  await tx`insert into outbox ${tx(rows, "event_id", "subject", "payload")}`;
+}
+
+export interface RelayOptions {
+  sql: Sql;
+  bus: Bus;
+  schema: string;
+  log: Logger;
+  batchSize?: number;
+  /** Fallback poll when a NOTIFY was missed (e.g. the listen connection was re-established). */
+  pollMs?: number;
+  /** Test hook: runs after a batch is published and before it is removed (simulates a crash there). */
+  afterPublish?: (eventIds: string[]) => void | Promise<void>;
+}
+
+export class OutboxRelay {
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  /** Set by NOTIFY; a wake-up that arrives mid-batch is not lost. */
+  private notified = false;
+  private loop: Promise<void> | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly opts: RelayOptions) {
+    this.batchSize = opts.batchSize ?? 1000;
+    this.pollMs = opts.pollMs ?? 1000;
+  }
+
+  async start(): Promise<void> {
+    const listener = await this.opts.sql.listen(`${this.opts.schema}_outbox`, () => this.poke());
+    this.unlisten = listener.unlisten;
+    this.loop = this.run();
+  }
+
+  /** Finish the batch in flight, then stop. Unpublished rows stay for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    await this.loop;
+    await this.unlisten?.().catch(() => {});
+    // Publish what the last in-flight requests wrote; anything left waits for the next start.
+    await this.drainOnce().catch(() => {});
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let published = 0;
+      this.notified = false;
+      try {
+        published = await this.drainOnce();
+        failures = 0;
+      } catch (e) {
+        failures++;
+        this.opts.log.warn({ err: e, failures }, "outbox relay batch failed; will retry");
+        await this.sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)), { byNotify: false });
+        continue;
+      }
+      if (published >= this.batchSize) continue;
+      await this.sleep(this.pollMs);
+    }
+  }
+
+  private poke(): void {
+    this.notified = true;
+    this.wake?.();
+  }
+
+  /** Wait `ms`, cut short by stop() and, unless backing off after a failure, by NOTIFY. */
+  private sleep(ms: number, opts: { byNotify: boolean } = { byNotify: true }): Promise<void> {
+    if (this.stopped || (opts.byNotify && this.notified)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        if (!opts.byNotify && !this.stopped) return;
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  /**
+   * Publish one batch in seq order. One relay per schema works at a time (advisory lock), so
+   * events leave in the order they were written even with several replicas of a service.
+   * Returns the number published (-1 when another relay holds the lock).
+   */
+  async drainOnce(): Promise<number> {
+    const { sql, bus, schema } = this.opts;
+    return sql.begin(async (tx) => {
+      const [lock] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`scribe:outbox:${schema}`})) as ok`;
+      if (!lock?.ok) return -1;
+      const rows = await tx<{ seq: string; event_id: string; subject: string; payload: string }[]>`
+        select seq, event_id, subject, payload from outbox
+        order by seq limit ${this.batchSize}
+        for update skip locked`;
+      if (rows.length === 0) return 0;
+      // Pipelined: all publishes in flight at once, acks awaited together.
+      await Promise.all(rows.map((r) => bus.js.publish(bus.subject(r.subject), r.payload, { msgID: r.event_id })));
+      await this.opts.afterPublish?.(rows.map((r) => r.event_id));
+      await tx`delete from outbox where seq = any(${rows.map((r) => r.seq)}::bigint[])`;
+      metrics.outboxPublished.inc({ service: schema }, rows.length);
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,120 @@
+// Request/reply between the gateway and services over core NATS with queue groups: typed by the
+// operation definitions in contracts, errors carried as AppErrors, every request has a deadline.
+import { headers, type Msg, type Subscription } from "@nats-io/transport-node";
+import type { RpcOp, RpcRequest, RpcResponse } from "@scribe/contracts";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { AppError, Invalid, Unavailable, isAppError, validationErrors, type SerializedError } from "../errors";
+import { metrics } from "../metrics";
+import type { Bus } from "./connection";
+
+const REQUEST_ID = "Scribe-Request-Id";
+const DEADLINE = "Scribe-Deadline";
+
+type Reply<T> = { ok: true; data: T } | { ok: false; error: SerializedError };
+
+export interface RpcContext {
+  requestId: string;
+  log: Logger;
+  /** Epoch ms after which the caller has given up. */
+  deadline: number;
+}
+export type RpcHandler<O extends RpcOp> = (req: z.infer<O["request"]>, ctx: RpcContext) => Promise<RpcResponse<O>>;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class RpcServer {
+  private subs: Subscription[] = [];
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly log: Logger,
+    /** Queue group: replicas of one service share the load. */
+    private readonly queue: string,
+  ) {}
+
+  handle<O extends RpcOp>(op: O, handler: RpcHandler<O>): void {
+    const sub = this.bus.nc.subscribe(this.bus.subject(op.subject), {
+      queue: this.queue,
+      callback: (err, msg) => {
+        if (err) {
+          this.log.error({ err, op: op.subject }, "rpc subscription error");
+          return;
+        }
+        const p = this.dispatch(op, handler, msg).finally(() => this.inFlight.delete(p));
+        this.inFlight.add(p);
+      },
+    });
+    this.subs.push(sub);
+  }
+
+  private async dispatch<O extends RpcOp>(op: O, handler: RpcHandler<O>, msg: Msg): Promise<void> {
+    const requestId = msg.headers?.get(REQUEST_ID) || randomUUID();
+    const deadline = Number(msg.headers?.get(DEADLINE)) || Date.now() + 30_000;
+    const log = this.log.child({ requestId, op: op.subject });
+    if (Date.now() > deadline) {
+      log.warn("request arrived after its deadline; dropped");
+      return;
+    }
+    let reply: Reply<unknown>;
+    try {
+      const body: unknown = msg.data.length ? JSON.parse(decoder.decode(msg.data)) : {};
+      const parsed = op.request.safeParse(body);
+      if (!parsed.success) throw Invalid(validationErrors(parsed.error.issues, ["body"]));
+      reply = { ok: true, data: await handler(parsed.data as z.infer<O["request"]>, { requestId, log, deadline }) };
+      metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
+    } catch (e) {
+      const error = isAppError(e) ? e : new AppError("Internal", "Internal Server Error", { cause: e });
+      if (error.kind === "Internal") log.error({ err: e }, "rpc handler failed");
+      else log.debug({ status: error.status, detail: error.detail }, "rpc handler refused");
+      metrics.rpcHandled.inc({ op: op.subject, outcome: error.kind });
+      reply = { ok: false, error: error.toJSON() };
+    }
+    if (msg.reply) msg.respond(encoder.encode(JSON.stringify(reply)));
+  }
+
+  /** Stop taking requests, let those in flight finish and answer. */
+  async stop(): Promise<void> {
+    await Promise.all(this.subs.map((s) => s.drain().catch(() => {})));
+    await Promise.all([...this.inFlight]);
+    this.subs = [];
+  }
+}
+
+export interface CallOptions {
+  requestId?: string;
+  timeoutMs?: number;
+}
+
+/** Call an operation; resolves with its parsed response or throws the service's AppError. */
+export async function rpcCall<O extends RpcOp>(
+  bus: Bus,
+  op: O,
+  req: RpcRequest<O>,
+  opts: CallOptions = {},
+): Promise<RpcResponse<O>> {
+  const timeout = opts.timeoutMs ?? 10_000;
+  const h = headers();
+  h.set(REQUEST_ID, opts.requestId ?? randomUUID());
+  h.set(DEADLINE, String(Date.now() + timeout));
+  const service = op.subject.split(".")[1] ?? op.subject;
+  let msg: Msg;
+  try {
+    msg = await bus.nc.request(bus.subject(op.subject), encoder.encode(JSON.stringify(req)), { timeout, headers: h });
+  } catch (e) {
+    const err = e as Error;
+    if (err.name === "TimeoutError") {
+      throw new AppError("Unavailable", `The ${service} service did not answer in time`, { status: 504, cause: e });
+    }
+    if (err.name === "NoRespondersError" || (err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
+      throw Unavailable(`The ${service} service is unavailable`, e);
+    }
+    throw Unavailable(`The ${service} service could not be reached`, e);
+  }
+  const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
+  if (!reply.ok) throw new AppError(reply.error.kind, reply.error.detail, { status: reply.error.status });
+  return op.response.parse(reply.data) as RpcResponse<O>;
+}

@@ -1,0 +1,44 @@
+// Internal short-lived tokens for audio links (`…/audio/mp3?token=`, behaviour §6.10): HS256 with
+// SECRET_KEY, `{sub: user id, aud, exp}`. Here rather than in the gateway so the service that builds
+// a transcript's audio link can mint one, and the gateway can verify it.
+import { SignJWT, jwtVerify } from "jose";
+
+/**
+ * The audience marks the token as a link token: the password backend refuses bearer tokens that carry
+ * an audience, so a leaked audio link cannot be replayed as a 15-minute session for the whole API
+ * (the reference's `{sub, exp}` link tokens can).
+ */
+export const MEDIA_TOKEN_AUDIENCE = "scribe:media";
+export const DEFAULT_MEDIA_TOKEN_TTL_SECONDS = 900;
+
+const keyOf = (secret: string) => new TextEncoder().encode(secret);
+
+export async function mintMediaToken(
+  secret: string,
+  userId: string,
+  opts: { now?: Date; ttlSeconds?: number } = {},
+): Promise<string> {
+  const now = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(userId)
+    .setAudience(MEDIA_TOKEN_AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + (opts.ttlSeconds ?? DEFAULT_MEDIA_TOKEN_TTL_SECONDS))
+    .sign(keyOf(secret));
+}
+
+/** The user id the token was minted for, or null when it is not a valid, unexpired media token. */
+export async function verifyMediaToken(secret: string, token: string, now: Date = new Date()): Promise<string | null> {
+  try {
+    const { payload } = await jwtVerify(token, keyOf(secret), {
+      algorithms: ["HS256"],
+      audience: MEDIA_TOKEN_AUDIENCE,
+      requiredClaims: ["sub", "exp"],
+      currentDate: now,
+    });
+    return typeof payload.sub === "string" && payload.sub !== "" ? payload.sub : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,137 @@
+// Service bootstrap: config, logger, database (own schema, migrations), bus (streams, outbox relay,
+// request/reply, consumers), readiness, and a graceful stop that finishes in-flight work.
+import { z } from "zod";
+import type { Logger } from "pino";
+import { ensureStreams } from "./bus/streams";
+import { connectBus, type Bus } from "./bus/connection";
+import { ConsumerRunner, type ConsumerOptions } from "./bus/consumer";
+import { OutboxRelay } from "./bus/outbox";
+import { RpcServer } from "./bus/rpc";
+import { BaseConfig, loadConfig, type Env } from "./config";
+import { connectDb, pingDb, type Sql } from "./db";
+import { createLogger } from "./logger";
+import { migrate, serviceMigrations } from "./migrate";
+import type { ReadinessSource } from "./ops-server";
+
+export interface ServiceRuntime<C> {
+  name: string;
+  config: BaseConfig & C;
+  log: Logger;
+  sql: Sql;
+  bus: Bus;
+  rpc: RpcServer;
+  /** Declare an event consumer; it starts after `start` returns and stops before the relay. */
+  consume(opts: Omit<ConsumerOptions, "bus" | "sql" | "log" | "maxDeliver" | "ackWaitMs"> & Partial<Pick<ConsumerOptions, "maxDeliver" | "ackWaitMs">>): ConsumerRunner;
+  /** Work to stop on shutdown (jobs, servers), run after request/reply stops and before the bus closes. */
+  onStop(fn: () => Promise<void>): void;
+  addReadinessCheck(fn: () => Promise<string | null>): void;
+}
+
+export interface ServiceDefinition<S extends z.ZodObject = z.ZodObject> {
+  /** Also the service's Postgres schema and migrations folder. */
+  name: string;
+  config?: S;
+  /** Shared migration folders applied after the kit's and before the service's own (e.g. `_workflow`). */
+  sharedMigrations?: readonly string[];
+  /** Session settings of the service's database connections (see DbOptions.settings). */
+  dbSettings?: Record<string, string>;
+  /** Registers handlers and consumers; may return values others need (e.g. the HTTP port bound). */
+  start(rt: ServiceRuntime<z.infer<S>>): Promise<void | Record<string, unknown>>;
+}
+
+export function defineService<S extends z.ZodObject>(def: ServiceDefinition<S>): ServiceDefinition<S> {
+  return def;
+}
+
+export interface RunningService extends ReadinessSource {
+  name: string;
+  exports: Record<string, unknown>;
+  runtime: ServiceRuntime<unknown>;
+  stop(): Promise<void>;
+}
+
+export function serviceConfig<S extends z.ZodObject>(def: ServiceDefinition<S>, env: Env): BaseConfig & z.infer<S> {
+  const schema = def.config ? BaseConfig.extend(def.config.shape) : BaseConfig;
+  return loadConfig(schema, env) as BaseConfig & z.infer<S>;
+}
+
+export async function startService<S extends z.ZodObject>(
+  def: ServiceDefinition<S>,
+  env: Env = process.env,
+  opts: { log?: Logger } = {},
+): Promise<RunningService> {
+  const config = serviceConfig(def, env);
+  const log = opts.log ? opts.log.child({ service: def.name }) : createLogger(def.name, config.LOG_LEVEL);
+  const sql = connectDb(config.DATABASE_URL, { schema: def.name, max: config.DATABASE_POOL_SIZE, settings: def.dbSettings });
+  const cleanup: (() => Promise<void>)[] = [async () => void (await sql.end({ timeout: 5 }))];
+  try {
+    if (config.MIGRATE_ON_START) await migrate(sql, { schema: def.name, migrations: serviceMigrations(def.name, { shared: def.sharedMigrations }), log });
+    const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `scribe-${def.name}` });
+    cleanup.unshift(() => bus.close());
+    await ensureStreams(bus, config.NATS_STREAM_REPLICAS);
+
+    const relay = new OutboxRelay({ sql, bus, schema: def.name, log, pollMs: config.OUTBOX_POLL_MS });
+    const rpc = new RpcServer(bus, log, `scribe-${def.name}`);
+    const consumers: ConsumerRunner[] = [];
+    const stopHooks: (() => Promise<void>)[] = [];
+    const checks: (() => Promise<string | null>)[] = [];
+    const runtime: ServiceRuntime<z.infer<S>> = {
+      name: def.name,
+      config,
+      log,
+      sql,
+      bus,
+      rpc,
+      consume: (c) => {
+        const runner = new ConsumerRunner({
+          maxDeliver: config.CONSUMER_MAX_DELIVER,
+          ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+          ...c,
+          bus,
+          sql,
+          log,
+        });
+        consumers.push(runner);
+        return runner;
+      },
+      onStop: (fn) => void stopHooks.push(fn),
+      addReadinessCheck: (fn) => void checks.push(fn),
+    };
+    await relay.start();
+    cleanup.unshift(() => relay.stop());
+    const exports = (await def.start(runtime)) ?? {};
+    for (const c of consumers) await c.start();
+    log.info({ consumers: consumers.map((c) => c.durable) }, "service started");
+
+    let stopping: Promise<void> | null = null;
+    return {
+      name: def.name,
+      exports,
+      runtime: runtime as ServiceRuntime<unknown>,
+      async readiness() {
+        const problems: string[] = [];
+        await pingDb(sql).catch((e: Error) => problems.push(`database: ${e.message}`));
+        if (bus.nc.isClosed()) problems.push("nats: connection closed");
+        for (const check of checks) {
+          const p = await check().catch((e: Error) => e.message);
+          if (p) problems.push(p);
+        }
+        return problems;
+      },
+      stop() {
+        stopping ??= (async () => {
+          log.info("stopping: no new requests, finishing in-flight work");
+          await rpc.stop();
+          for (const fn of stopHooks.reverse()) await fn().catch((e) => log.error({ err: e }, "stop hook failed"));
+          await Promise.all(consumers.map((c) => c.stop()));
+          for (const fn of cleanup) await fn().catch((e) => log.error({ err: e }, "cleanup failed"));
+          log.info("stopped");
+        })();
+        return stopping;
+      },
+    };
+  } catch (e) {
+    for (const fn of cleanup) await fn().catch(() => {});
+    throw e;
+  }
+}

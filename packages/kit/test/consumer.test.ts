@@ -1,0 +1,182 @@
+import { makeEvent } from "@scribe/contracts";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ConsumerRunner, type EventHandlers } from "../src/bus/consumer";
+import { eventually } from "../src/testing";
+import { kitEnv, log, sampleRoom, streamMessages, type KitEnv } from "./helpers";
+
+let env: KitEnv;
+let n = 0;
+beforeAll(async () => {
+  env = await kitEnv("consumer");
+  await env.sql`create table applied (room_id text not null, name text not null)`;
+});
+afterAll(async () => env.close());
+beforeEach(async () => {
+  await env.sql`delete from applied`;
+});
+// A failed assertion must not leave a consumer running into the next test.
+const started: ConsumerRunner[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((c) => c.stop()));
+});
+
+function runner(handlers: EventHandlers, extra: Partial<ConstructorParameters<typeof ConsumerRunner>[0]> = {}) {
+  const c = new ConsumerRunner({
+    bus: env.bus,
+    sql: env.sql,
+    log,
+    name: `test.consumer${++n}`,
+    stream: "ROOMS",
+    handlers,
+    maxDeliver: 3,
+    backoffMs: () => 20,
+    ...extra,
+  });
+  started.push(c);
+  return c;
+}
+const recordRoom: EventHandlers = {
+  "room.created": async (tx, ev) => {
+    await tx`insert into applied (room_id, name) values (${ev.data.id}, ${ev.data.name})`;
+  },
+};
+async function publish(i: number, msgID?: string, overrides: Record<string, unknown> = {}) {
+  const { event, subject } = makeEvent("room.created", sampleRoom(i, overrides), { source: "test" });
+  await env.bus.js.publish(env.bus.subject(subject), JSON.stringify(event), { msgID: msgID ?? event.id });
+  return event;
+}
+async function appliedCount(id?: string): Promise<number> {
+  const [r] = id
+    ? await env.sql`select count(*)::int as n from applied where room_id = ${id}`
+    : await env.sql`select count(*)::int as n from applied`;
+  return r!.n as number;
+}
+async function dlqFor(consumer: ConsumerRunner) {
+  return (await streamMessages(env.bus, "DLQ")).filter((m) => m.headers["Scribe-Dlq-Consumer"] === consumer["opts"].name);
+}
+async function settled(c: ConsumerRunner) {
+  await eventually(async () => {
+    const info = await env.bus.jsm.consumers.info(env.bus.stream("ROOMS"), c.durable);
+    return info.num_pending === 0 && info.num_ack_pending === 0;
+  }, { message: "consumer settled" });
+}
+
+describe("consumer runner", () => {
+  it("applies a redelivered event once (the inbox row makes the second delivery a no-op)", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const c = runner(recordRoom);
+    await c.start();
+    const ev = await publish(1);
+    // The same event arriving again (e.g. after a crash between commit and ack, or a republish
+    // outside the dedupe window) must change nothing.
+    const copy = JSON.stringify(ev);
+    await env.bus.js.publish(env.bus.subject(`rooms.room_created.${ev.data.id}`), copy, { msgID: "redelivery-1" });
+    await env.bus.js.publish(env.bus.subject(`rooms.room_created.${ev.data.id}`), copy, { msgID: "redelivery-2" });
+    await settled(c);
+    await c.stop();
+    expect(await appliedCount(ev.data.id)).toBe(1);
+    const [inbox] = await env.sql`select count(*)::int as n from inbox where event_id = ${ev.id}`;
+    expect(inbox!.n).toBe(1);
+  });
+
+  it("dead-letters a poison event at once with its reason and goes on with the next", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const c = runner(recordRoom);
+    await c.start();
+    await env.bus.js.publish(env.bus.subject("rooms.room_created.x"), "this is not json", { msgID: "poison-1" });
+    const bad = await publish(2, undefined, {});
+    // valid envelope, invalid data: platform outside the enum
+    const broken = { ...bad, id: "018f0000-0000-7000-8000-000000000001", data: { ...bad.data, platform: "zoom" } };
+    await env.bus.js.publish(env.bus.subject("rooms.room_created.y"), JSON.stringify(broken), { msgID: "poison-2" });
+    const good = await publish(3);
+    await settled(c);
+    await c.stop();
+    const dlq = await dlqFor(c);
+    expect(dlq.map((m) => m.headers["Scribe-Dlq-Reason"])).toEqual([
+      "event is not valid JSON",
+      expect.stringMatching(/invalid data for room.created: platform/),
+    ]);
+    expect(dlq[0]!.data).toBe("this is not json");
+    expect(dlq[0]!.headers["Scribe-Dlq-Deliveries"]).toBe("1");
+    expect(await appliedCount(bad.data.id)).toBe(1); // the valid original was applied
+    expect(await appliedCount(good.data.id)).toBe(1);
+  });
+
+  it("retries a failing handler with backoff and applies the event once it succeeds", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    let calls = 0;
+    const c = runner({
+      "room.created": async (tx, ev) => {
+        calls++;
+        await tx`insert into applied (room_id, name) values (${ev.data.id}, ${ev.data.name})`;
+        if (calls < 3) throw new Error("dependency not ready");
+      },
+    });
+    await c.start();
+    const ev = await publish(4);
+    await settled(c);
+    await c.stop();
+    expect(calls).toBeGreaterThanOrEqual(3);
+    // the failed attempts' writes were rolled back
+    expect(await appliedCount(ev.data.id)).toBe(1);
+    expect(await dlqFor(c)).toEqual([]);
+  });
+
+  it("dead-letters an event whose handler fails on every allowed delivery, with the error", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    let calls = 0;
+    const c = runner({
+      "room.created": async (_tx, ev) => {
+        calls++;
+        if (ev.data.name === "room-6") throw new Error("cannot apply room-6");
+      },
+    });
+    await c.start();
+    await publish(6);
+    await settled(c);
+    await c.stop();
+    expect(calls).toBeGreaterThanOrEqual(3);
+    const dlq = await dlqFor(c);
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]!.headers["Scribe-Dlq-Reason"]).toBe("cannot apply room-6");
+    expect(dlq[0]!.headers["Scribe-Dlq-Deliveries"]).toBe("3");
+  });
+
+  it("one failing event in a batch does not undo the others", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const c = runner({
+      "room.created": async (tx, ev) => {
+        await tx`insert into applied (room_id, name) values (${ev.data.id}, ${ev.data.name})`;
+        if (ev.data.name === "room-11") throw new Error("always fails");
+      },
+    });
+    for (let i = 10; i < 20; i++) await publish(i);
+    await c.start();
+    await settled(c);
+    await c.stop();
+    expect(await appliedCount()).toBe(9);
+    expect(await dlqFor(c)).toHaveLength(1);
+  });
+
+  it("stops cleanly: in-flight events finish, nothing is left unacknowledged", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const c = runner({
+      "room.created": async (tx, ev) => {
+        await new Promise((r) => setTimeout(r, 5));
+        await tx`insert into applied (room_id, name) values (${ev.data.id}, ${ev.data.name})`;
+      },
+    });
+    await c.start();
+    for (let i = 30; i < 60; i++) await publish(i);
+    await eventually(async () => (await appliedCount()) > 0);
+    await c.stop();
+    const info = await env.bus.jsm.consumers.info(env.bus.stream("ROOMS"), c.durable);
+    // whatever was received was applied and acked; the rest waits in the stream for the next start
+    expect(info.num_ack_pending).toBe(0);
+    const restarted = runner({ "room.created": recordRoom["room.created"]! }, { name: c["opts"].name });
+    await restarted.start();
+    await settled(restarted);
+    await restarted.stop();
+    expect(await appliedCount()).toBe(30);
+  });
+});

@@ -1,0 +1,102 @@
+import { makeEvent } from "@scribe/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emit, OutboxRelay } from "../src/bus/outbox";
+import { eventually } from "../src/testing";
+import { kitEnv, log, sampleRoom, streamMessages, type KitEnv } from "./helpers";
+
+let env: KitEnv;
+beforeAll(async () => {
+  env = await kitEnv("outbox");
+});
+afterAll(async () => env.close());
+
+async function purge() {
+  await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+  await env.sql`delete from outbox`;
+}
+function roomEvent(i: number) {
+  return makeEvent("room.created", sampleRoom(i), { source: "test" });
+}
+async function write(events: ReturnType<typeof roomEvent>[], chunk = 10) {
+  for (let i = 0; i < events.length; i += chunk) {
+    await env.sql.begin((tx) => emit(tx, events.slice(i, i + chunk)));
+  }
+}
+function relay(extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) {
+  return new OutboxRelay({ sql: env.sql, bus: env.bus, schema: env.schema, log, pollMs: 50, ...extra });
+}
+async function publishedIds(): Promise<string[]> {
+  return (await streamMessages(env.bus, "ROOMS")).map((m) => (JSON.parse(m.data) as { id: string }).id);
+}
+
+describe("transactional outbox", () => {
+  it("publishes events committed while no relay ran (crash between commit and publish), exactly once and in order", async () => {
+    await purge();
+    const events = Array.from({ length: 60 }, (_, i) => roomEvent(i));
+    await write(events);
+    const r = relay();
+    await r.start();
+    await eventually(async () => (await publishedIds()).length === 60, { message: "all events published" });
+    await r.stop();
+    expect(await publishedIds()).toEqual(events.map((e) => e.event.id));
+    const [left] = await env.sql`select count(*)::int as n from outbox`;
+    expect(left!.n).toBe(0);
+  });
+
+  it("publishes nothing for a rolled back transaction", async () => {
+    await purge();
+    await expect(
+      env.sql.begin(async (tx) => {
+        await emit(tx, roomEvent(1));
+        throw new Error("business rule failed");
+      }),
+    ).rejects.toThrow();
+    const r = relay();
+    await r.start();
+    await r.stop();
+    expect(await publishedIds()).toEqual([]);
+  });
+
+  it("republishing after a crash between publish and bookkeeping is dropped by JetStream (Nats-Msg-Id = event id)", async () => {
+    await purge();
+    const events = Array.from({ length: 25 }, (_, i) => roomEvent(100 + i));
+    await write(events);
+    const crashing = relay({
+      afterPublish: () => {
+        throw new Error("simulated crash after publish");
+      },
+    });
+    await expect(crashing.drainOnce()).rejects.toThrow(/simulated crash/);
+    // The rows are still there (the bookkeeping transaction never committed) and already in the stream.
+    const [pending] = await env.sql`select count(*)::int as n from outbox`;
+    expect(pending!.n).toBe(25);
+    expect(await publishedIds()).toHaveLength(25);
+
+    const healthy = relay();
+    expect(await healthy.drainOnce()).toBe(25);
+    expect(await publishedIds()).toEqual(events.map((e) => e.event.id));
+  });
+
+  it("two relays on the same schema publish every event once, in write order", async () => {
+    await purge();
+    const a = relay({ batchSize: 7 });
+    const b = relay({ batchSize: 7 });
+    await a.start();
+    await b.start();
+    const events = Array.from({ length: 200 }, (_, i) => roomEvent(1000 + i));
+    await write(events, 3);
+    await eventually(async () => (await publishedIds()).length >= 200, { message: "all published" });
+    await Promise.all([a.stop(), b.stop()]);
+    expect(await publishedIds()).toEqual(events.map((e) => e.event.id));
+  });
+
+  it("is woken by NOTIFY rather than waiting for the poll interval", async () => {
+    await purge();
+    const r = relay({ pollMs: 60_000 });
+    await r.start();
+    await write([roomEvent(5000)]);
+    // The poll interval is a minute; only the NOTIFY wake-up can publish within the deadline.
+    await eventually(async () => (await publishedIds()).length === 1, { timeoutMs: 5000 });
+    await r.stop();
+  });
+});

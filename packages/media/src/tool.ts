@@ -1,0 +1,136 @@
+// Running ffmpeg/ffprobe: argument arrays (no shell), a timeout and an AbortSignal that kill the
+// process, a bounded stderr tail for error messages, and progress read from a separate pipe (fd 3)
+// so stdout stays free for streamed samples.
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { MediaError, classifyFailure, describeInput } from "./errors";
+
+export interface MediaOptions {
+  /** Kills the process; the call rejects with MediaError("aborted"). */
+  signal?: AbortSignal;
+  /** Kills the process after this long; the call rejects with MediaError("timeout"). */
+  timeoutMs?: number;
+}
+
+export interface ProgressOptions extends MediaOptions {
+  /** Seconds of output written so far, a few times per second (long steps turn this into heartbeats). */
+  onProgress?: (outSeconds: number) => void;
+}
+
+export const FFMPEG = process.env.FFMPEG_PATH ?? "ffmpeg";
+export const FFPROBE = process.env.FFPROBE_PATH ?? "ffprobe";
+
+/** Generous defaults: the workflow step timeout is the real bound; these only stop runaway processes. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 60_000;
+export const DEFAULT_PROCESS_TIMEOUT_MS = 60 * 60_000;
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+const MAX_COLLECTED_STDOUT = 64 * 1024 * 1024;
+
+export interface ToolRun {
+  /** Collected stdout (when no onStdout was given). */
+  stdout: string;
+  stderr: string;
+  /** Output time (seconds) from ffmpeg's final progress report, when it gave one. */
+  outSeconds: number | null;
+}
+
+export interface ToolCall extends ProgressOptions {
+  tool: "ffmpeg" | "ffprobe";
+  args: string[];
+  /** The input named in error messages. */
+  input: string;
+  /** Streamed stdout; when set, stdout is not collected. */
+  onStdout?: (chunk: Buffer) => void;
+  /** Ask ffmpeg for progress on fd 3 (ffmpeg only). */
+  progress?: boolean;
+}
+
+/** Network inputs (presigned URLs) get a read timeout so a stalled server fails the call instead of hanging it. */
+export function inputArgs(input: string): string[] {
+  return /^https?:\/\//i.test(input) ? ["-rw_timeout", String(30_000_000), "-i", input] : ["-i", input];
+}
+
+export function runTool(call: ToolCall): Promise<ToolRun> {
+  const { signal } = call;
+  if (signal?.aborted) return Promise.reject(abortedError(call));
+  const binary = call.tool === "ffmpeg" ? FFMPEG : FFPROBE;
+  const args =
+    call.tool === "ffmpeg"
+      ? ["-nostdin", "-hide_banner", "-loglevel", "error", ...(call.progress ? ["-progress", "pipe:3", "-nostats"] : []), ...call.args]
+      : ["-v", "error", ...call.args];
+  const timeoutMs = call.timeoutMs ?? (call.tool === "ffprobe" ? DEFAULT_PROBE_TIMEOUT_MS : DEFAULT_PROCESS_TIMEOUT_MS);
+
+  return new Promise<ToolRun>((resolve, reject) => {
+    // stdio[1] and [2] are pipes by construction; the typings cannot see that through the array form.
+    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe", call.progress ? "pipe" : "ignore"] });
+    let stderr = "";
+    const stdoutChunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let outSeconds: number | null = null;
+    let failure: MediaError | null = null;
+
+    const kill = (err: MediaError) => {
+      failure ??= err;
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(
+      () => kill(new MediaError("timeout", `${call.tool} timed out after ${timeoutMs} ms on ${describeInput(call.input)}`)),
+      timeoutMs,
+    );
+    const onAbort = () => kill(abortedError(call));
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (call.onStdout) {
+        try {
+          call.onStdout(chunk);
+        } catch (e) {
+          kill(e instanceof MediaError ? e : new MediaError("failed", `processing ${call.tool} output failed: ${(e as Error).message}`, { cause: e }));
+        }
+        return;
+      }
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > MAX_COLLECTED_STDOUT) {
+        kill(new MediaError("failed", `${call.tool} printed more than ${MAX_COLLECTED_STDOUT} bytes for ${describeInput(call.input)}`));
+        return;
+      }
+      stdoutChunks.push(chunk);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+    const progress = child.stdio[3] as Readable | null | undefined;
+    if (progress) {
+      let pending = "";
+      progress.on("data", (chunk: Buffer) => {
+        pending += chunk.toString("utf8");
+        const lines = pending.split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) {
+          const m = /^out_time_us=(\d+)$/.exec(line.trim());
+          if (!m) continue;
+          outSeconds = Number(m[1]) / 1e6;
+          call.onProgress?.(outSeconds);
+        }
+      });
+    }
+
+    child.on("error", (e) => {
+      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, { cause: e });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      if (failure) return reject(failure);
+      if (code !== 0) return reject(classifyFailure(call.tool, call.input, code, stderr));
+      resolve({ stdout: Buffer.concat(stdoutChunks).toString("utf8"), stderr, outSeconds });
+    });
+  });
+}
+
+function abortedError(call: Pick<ToolCall, "tool" | "input" | "signal">): MediaError {
+  const reason = call.signal?.reason;
+  const why = reason instanceof Error ? reason.message : reason === undefined ? "aborted" : String(reason);
+  return new MediaError("aborted", `${call.tool} on ${describeInput(call.input)} aborted: ${why}`, { cause: reason });
+}

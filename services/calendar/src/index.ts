@@ -1,0 +1,1 @@
+export { calendarService } from "./service";

@@ -1,0 +1,55 @@
+// The public HTTP API: middleware, routes and error mapping, as one Hono app (testable without a socket).
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { errorResponse, validationHook } from "./http/errors";
+import { identity, requestContext, type AppEnv, type GatewayDeps } from "./http/context";
+import { authRoutes } from "./routes/auth";
+import { calendarRoutes } from "./routes/calendar";
+import { mediaRoutes } from "./routes/media";
+import { meetingRoutes } from "./routes/meetings";
+import { notificationRoutes } from "./routes/notifications";
+import { roomRoutes } from "./routes/rooms";
+import { searchRoutes } from "./routes/search";
+import { systemRoutes } from "./routes/system";
+import { uploadRoutes } from "./routes/upload";
+import { userRoutes } from "./routes/users";
+import { transcriptReadRoutes } from "./routes/transcripts-read";
+
+export function createApp(deps: GatewayDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", requestContext(deps));
+  const origins = deps.config.CORS_ORIGIN.split(",").map((o) => o.trim()).filter(Boolean);
+  app.use(
+    "*",
+    cors({
+      origin: origins.includes("*") ? (origin) => (deps.config.CORS_ALLOW_CREDENTIALS ? origin : "*") : origins,
+      credentials: deps.config.CORS_ALLOW_CREDENTIALS,
+      allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      exposeHeaders: ["content-type", "accept-ranges", "content-length", "content-range", "content-encoding", "x-request-id"],
+    }),
+  );
+  app.use("/v1/*", async (c, next) => {
+    // Uploads set their own limits; everything else is small JSON.
+    if ((c.req.header("content-type") ?? "").startsWith("multipart/")) return next();
+    return bodyLimit({ maxSize: deps.config.MAX_JSON_BODY_BYTES })(c, next);
+  });
+  app.use("/v1/*", identity());
+  app.onError((err, c) => errorResponse(err, c, c.get("log") ?? deps.log));
+  app.notFound((c) => c.json({ detail: "Not Found" }, 404));
+
+  systemRoutes(app);
+  authRoutes(app, deps);
+  userRoutes(app);
+  roomRoutes(app);
+  // Before meetingRoutes: /v1/rooms/{room_name}/meetings/upcoming would otherwise match /meetings/{meeting_id}.
+  calendarRoutes(app);
+  meetingRoutes(app);
+  notificationRoutes(app);
+  mediaRoutes(app);
+  uploadRoutes(app);
+  // Before transcriptReadRoutes: /v1/transcripts/search would otherwise match /v1/transcripts/{transcript_id}.
+  searchRoutes(app);
+  transcriptReadRoutes(app);
+  return app;
+}

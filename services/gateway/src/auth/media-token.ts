@@ -1,0 +1,24 @@
+// `?token=` on media links: browsers' <audio>/<video> elements cannot send an Authorization header,
+// so the web app appends its access token, and pipelines use short-lived media tokens. Which tokens
+// verify is the authenticator's business (verifyLinkToken); this turns the query parameter into the
+// request's caller.
+import type { MiddlewareHandler } from "hono";
+import { isAppError } from "@scribe/kit";
+import type { AppEnv } from "../http/context";
+
+/**
+ * An identity from the headers wins (the token is then ignored); otherwise a `token` query
+ * parameter must verify: 401 "Invalid or expired token" with `WWW-Authenticate: Bearer`.
+ */
+export const mediaTokenIdentity: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = c.req.query("token");
+  if (c.get("caller").userId === null && token) {
+    try {
+      c.set("caller", await c.get("deps").auth.verifyLinkToken(token));
+    } catch (e) {
+      if (!isAppError(e) || e.kind !== "Unauthorized") throw e;
+      return c.json({ detail: "Invalid or expired token" }, 401, { "WWW-Authenticate": "Bearer" });
+    }
+  }
+  await next();
+};

@@ -1,0 +1,114 @@
+// Environment of the gateway (reference names: PORT, CORS_ORIGIN, CORS_ALLOW_CREDENTIALS, AUTH_BACKEND,
+// AUTH_JWT_*, ADMIN_EMAIL, ADMIN_PASSWORD_HASH, SECRET_KEY, PUBLIC_MODE; the rest are Scribe's own).
+import { isIP } from "node:net";
+import { SharedSettings, StorageConfig, envBool, envInt } from "@scribe/kit";
+import { z } from "zod";
+import { parsePasswordHash } from "./auth/password-hash";
+
+export const REFERENCE_DEFAULT_SECRET = SharedSettings.SECRET_KEY.parse(undefined);
+
+/** Asymmetric signature algorithms only: HS* would let anyone holding the public key sign, `none` anyone at all. */
+export const IDP_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+
+/** Comma-separated list, blanks dropped. */
+export function csv(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+}
+
+const algorithmList = z
+  .string()
+  .default("RS256")
+  .refine((v) => csv(v).length > 0 && csv(v).every((a) => (IDP_ALGORITHMS as readonly string[]).includes(a)), {
+    message: `comma-separated list of ${IDP_ALGORITHMS.join(", ")} (HS* and none are refused)`,
+  });
+
+/** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`). */
+export function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split("/");
+  const family = isIP(address ?? "");
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d+$/.test(bits) && n <= (family === 4 ? 32 : 128);
+}
+
+const optional = z.string().optional();
+
+export const GatewayConfig = z.object({
+  PORT: envInt(1250, 0, 65535).describe("HTTP port of the public API"),
+  HOST: z.string().default("0.0.0.0").describe("address the API listens on"),
+  CORS_ORIGIN: z.string().default("*").describe("allowed origins, comma-separated; * allows any"),
+  CORS_ALLOW_CREDENTIALS: envBool(false).describe("send Access-Control-Allow-Credentials"),
+  AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
+  SECRET_KEY: SharedSettings.SECRET_KEY,
+  PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
+  MAX_JSON_BODY_BYTES: envInt(1_048_576, 1024).describe("largest JSON request body accepted"),
+
+  AUTH_JWT_JWKS_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe("jwt: the identity provider's JWKS URL (keys cached, rotation picked up without restart); or set AUTH_JWT_PUBLIC_KEY"),
+  AUTH_JWT_PUBLIC_KEY: optional.describe("jwt: the identity provider's public key or certificate, as PEM text or the path of a PEM file"),
+  AUTH_JWT_ALGORITHM: algorithmList.describe("jwt: accepted signature algorithms, comma-separated"),
+  AUTH_JWT_AUDIENCE: optional.describe(
+    "jwt: expected `aud` (the OAuth client id), comma-separated for several; unset refuses tokens that carry an audience",
+  ),
+  AUTH_JWT_ISSUER: optional.describe("jwt: expected `iss`; unset skips the issuer check"),
+  AUTH_JWT_JWKS_CACHE_SECONDS: envInt(600, 0).describe("jwt: how long fetched JWKS keys are used before they are fetched again"),
+  AUTH_JWT_JWKS_COOLDOWN_SECONDS: envInt(30, 0).describe(
+    "jwt: a token with an unknown key id refetches the JWKS at most once per this many seconds",
+  ),
+  AUTH_JWT_JWKS_TIMEOUT_MS: envInt(5000, 100).describe("jwt: deadline of a JWKS request"),
+
+  ADMIN_EMAIL: optional.describe("password: e-mail (login name) of the user created or updated at start-up"),
+  ADMIN_PASSWORD_HASH: optional
+    .refine((v) => v === undefined || parsePasswordHash(v) !== null, { message: "expected pbkdf2:sha256:<iterations>$<salt>$<hex digest>" })
+    .describe("password: that user's password as `pbkdf2:sha256:<iterations>$<salt>$<hex>` (`pnpm scribe hash-password`)"),
+  ADMIN_PASSWORD: optional.describe("password: that user's password in plain text, hashed at start-up (instead of ADMIN_PASSWORD_HASH)"),
+  LOGIN_TOKEN_TTL_SECONDS: envInt(86_400, 60).describe("password: lifetime of the token POST /v1/auth/login issues"),
+  LOGIN_RATE_LIMIT_ATTEMPTS: envInt(10, 1).describe("password: login attempts allowed per client address in the window"),
+  LOGIN_RATE_LIMIT_WINDOW_SECONDS: envInt(300, 1).describe("password: rolling window of the login rate limit"),
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .refine((v) => csv(v).every(isAddressOrCidr), { message: "comma-separated IP addresses or CIDR blocks" })
+    .describe("proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client address; empty trusts none"),
+  MEDIA_TOKEN_TTL_SECONDS: SharedSettings.MEDIA_TOKEN_TTL_SECONDS,
+  HTTP_REQUEST_TIMEOUT_MS: envInt(3_600_000, 0).describe(
+    "longest time a client may take to send one whole request (a large upload chunk); 0 = no limit",
+  ),
+  UPLOAD_PROCESSING_TIMEOUT_MS: envInt(600_000, 1000).describe(
+    "how long the last chunk of an upload may take to be assembled and checked before the request fails",
+  ),
+  // Media routes stream objects from the locations the recordings service answers.
+  ...StorageConfig.shape,
+});
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+/**
+ * Problems between settings (a field alone cannot see them). The bootstrap merges this schema into
+ * the base one, which drops object-level refinements, so start-up calls this and stops on any.
+ */
+export function authConfigProblems(config: GatewayConfig): string[] {
+  const problems: string[] = [];
+  if (config.AUTH_BACKEND === "jwt") {
+    if (!config.AUTH_JWT_JWKS_URL && !config.AUTH_JWT_PUBLIC_KEY) {
+      problems.push("AUTH_JWT_JWKS_URL or AUTH_JWT_PUBLIC_KEY: AUTH_BACKEND=jwt needs one of them to verify tokens (not set)");
+    }
+    if (config.AUTH_JWT_JWKS_URL && config.AUTH_JWT_PUBLIC_KEY) {
+      problems.push("AUTH_JWT_JWKS_URL and AUTH_JWT_PUBLIC_KEY: set only one of them");
+    }
+  }
+  if (config.AUTH_BACKEND === "password") {
+    if (config.ADMIN_PASSWORD_HASH && config.ADMIN_PASSWORD) {
+      problems.push("ADMIN_PASSWORD_HASH and ADMIN_PASSWORD: set only one of them");
+    }
+    if ((config.ADMIN_PASSWORD_HASH || config.ADMIN_PASSWORD) && !config.ADMIN_EMAIL) {
+      problems.push("ADMIN_EMAIL: needed with ADMIN_PASSWORD_HASH / ADMIN_PASSWORD (not set)");
+    }
+    if (config.ADMIN_EMAIL && !config.ADMIN_PASSWORD_HASH && !config.ADMIN_PASSWORD) {
+      problems.push("ADMIN_PASSWORD_HASH or ADMIN_PASSWORD: needed with ADMIN_EMAIL (not set)");
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,101 @@
+// Per-request context: request id, a logger carrying it, the resolved caller, and typed calls to services.
+import type { Context, MiddlewareHandler } from "hono";
+import { randomUUID } from "node:crypto";
+import type { Caller, RpcOp, RpcRequest, RpcResponse } from "@scribe/contracts";
+import { ANONYMOUS } from "@scribe/contracts";
+import {
+  Unauthorized,
+  anonymousMayUsePublicRoutes,
+  metrics,
+  rpcCall,
+  type BaseConfig,
+  type Bus,
+  type Logger,
+  type ObjectStorage,
+  type Sql,
+} from "@scribe/kit";
+import type { Authenticator } from "../auth/identity";
+import type { GatewayConfig } from "../config";
+
+export interface GatewayDeps {
+  bus: Bus;
+  /** The gateway's own schema: users and API keys. */
+  sql: Sql;
+  config: GatewayConfig & BaseConfig;
+  log: Logger;
+  auth: Authenticator;
+  /** A bucket of the configured object storage (media routes read where services point them). */
+  openBucket(bucket: string): ObjectStorage;
+}
+
+export type AppEnv = {
+  Variables: { requestId: string; log: Logger; caller: Caller; deps: GatewayDeps };
+};
+export type AppContext = Context<AppEnv>;
+
+export function requestContext(deps: GatewayDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const log = deps.log.child({ requestId });
+    c.set("requestId", requestId);
+    c.set("log", log);
+    c.set("deps", deps);
+    const started = process.hrtime.bigint();
+    await next();
+    c.header("x-request-id", requestId);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = c.req.routePath || "unmatched";
+    metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    metrics.httpDuration.observe({ method: c.req.method, route }, seconds);
+    log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) }, "request");
+  };
+}
+
+/**
+ * Routes that read no credentials (auth level `none` in api.md): a stale or foreign token sent along
+ * must not turn a login into a 401. Routes of that level add their path here.
+ */
+export const CREDENTIAL_FREE_PATHS = new Set<string>(["/v1/auth/login", "/v1/config"]);
+
+/** Resolve the caller for every request; a credential that does not verify is a 401 everywhere. */
+export function identity(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (CREDENTIAL_FREE_PATHS.has(c.req.path)) {
+      c.set("caller", ANONYMOUS);
+      return next();
+    }
+    const caller = await c.get("deps").auth.resolve({
+      authorization: c.req.header("authorization"),
+      apiKey: c.req.header("x-api-key") || undefined,
+    });
+    c.set("caller", caller);
+    await next();
+  };
+}
+
+/** Route needs a signed-in caller (checked before the body is validated, as the reference does). */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.get("caller").userId === null) throw Unauthorized();
+  await next();
+};
+
+/** Route needs a signed-in caller unless PUBLIC_MODE is on (or AUTH_BACKEND=none, which has no users). */
+export const requireUserUnlessPublic: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.get("caller").userId === null && !anonymousMayUsePublicRoutes(c.get("deps").config)) throw Unauthorized();
+  await next();
+};
+
+/** Call a service operation on behalf of this request's caller (`timeoutMs` for known-long operations). */
+export function call<O extends RpcOp>(
+  c: AppContext,
+  op: O,
+  req: Omit<RpcRequest<O>, "caller">,
+  opts: { timeoutMs?: number } = {},
+): Promise<RpcResponse<O>> {
+  const { bus, config } = c.get("deps");
+  return rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
+    requestId: c.get("requestId"),
+    timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,
+  });
+}

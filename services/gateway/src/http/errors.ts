@@ -1,0 +1,33 @@
+// Error bodies in the contract's shape: {"detail": "..."} with the status, validation failures as 422
+// with FastAPI-style {"detail": [{loc, msg, type}]}, never a 500 for bad input.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { isAppError, validationErrors, type Logger } from "@scribe/kit";
+import type { ZodError } from "zod";
+
+const LOCATION: Record<string, string> = { json: "body", form: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
+
+/** zod-openapi default hook: a failed validation answers 422 naming the field. */
+export function validationHook(
+  result: { target: string } & ({ success: true } | { success: false; error: ZodError }),
+  c: Context,
+) {
+  if (result.success) return;
+  return c.json({ detail: validationErrors(result.error.issues, [LOCATION[result.target] ?? result.target]) }, 422);
+}
+
+export function errorResponse(err: Error, c: Context, log: Logger): Response {
+  if (isAppError(err)) {
+    return c.json({ detail: err.detail }, err.status as ContentfulStatusCode);
+  }
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /Malformed (JSON|FormData)/.test(err.message)) {
+      return c.json({ detail: [{ loc: ["body"], msg: err.message, type: "json_invalid" }] }, 422);
+    }
+    if (err.status === 413) return c.json({ detail: "Request body too large" }, 413);
+    return c.json({ detail: err.message || "Error" }, err.status);
+  }
+  log.error({ err }, "unhandled error");
+  return c.text("Internal Server Error", 500);
+}

@@ -1,0 +1,2 @@
+export { gatewayService } from "./service";
+export { createApp } from "./app";

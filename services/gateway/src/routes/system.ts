@@ -1,0 +1,48 @@
+// Root routes: health, Prometheus metrics, the OpenAPI document and an offline API reference page.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { registry } from "@scribe/kit";
+import type { AppEnv } from "../http/context";
+import { json } from "./responses";
+
+export const API_INFO = {
+  title: "Scribe API",
+  version: "0.1.0",
+  description: "Meeting rooms, recordings and transcripts. Wire-compatible with the Reflector API (/v1).",
+};
+
+export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      operationId: "health",
+      responses: { 200: json(z.object({ status: z.string() })) },
+    }),
+    (c) => c.json({ status: "healthy" }, 200),
+  );
+  app.get("/metrics", async (c) => c.body(await registry.metrics(), 200, { "content-type": registry.contentType }));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "HTTPBearer", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "APIKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
+  app.doc31("/openapi.json", { openapi: "3.1.0", info: API_INFO });
+
+  // Swagger UI served from the installed package so the reference page works without internet.
+  const uiDir = (createRequire(import.meta.url)("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  const assets: Record<string, { body: string; type: string }> = {
+    "swagger-ui.css": { body: readFileSync(join(uiDir, "swagger-ui.css"), "utf8"), type: "text/css" },
+    "swagger-ui-bundle.js": { body: readFileSync(join(uiDir, "swagger-ui-bundle.js"), "utf8"), type: "text/javascript" },
+  };
+  app.get("/docs/assets/:file", (c) => {
+    const asset = assets[c.req.param("file")];
+    return asset ? c.body(asset.body, 200, { "content-type": asset.type, "cache-control": "public, max-age=86400" }) : c.notFound();
+  });
+  app.get("/docs", (c) =>
+    c.html(`<!doctype html><html><head><meta charset="utf-8"><title>${API_INFO.title}</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui" });</script></body></html>`),
+  );
+}

@@ -1,0 +1,141 @@
+// Transcript read routes (api.md §2.9 list, §2.10 GET, §2.11 topics, §2.12 participants GET), served
+// by the projection's read model. Mutations belong to the transcription service's routes; they use
+// `awaitReadModel` so that a read after a write sees the write.
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import {
+  GetTranscript,
+  GetTranscriptTopic,
+  GetTranscriptTopicWithWords,
+  GetTranscriptTopicWithWordsPerSpeaker,
+  PageGetTranscriptMinimal,
+  PageQuery,
+  Participant,
+  SourceKind,
+  TranscriptFormat,
+  TranscriptSortBy,
+  projectionOps,
+  type AwaitVersionResult,
+} from "@scribe/contracts";
+import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
+import { json, validationError } from "./responses";
+
+const tags = ["transcripts"];
+const TranscriptIdParam = z.object({ transcript_id: z.string() });
+
+const ListQuery = PageQuery.extend({
+  source_kind: SourceKind.optional(),
+  room_id: z.string().optional(),
+  search_term: z.string().optional().openapi({ description: "case-insensitive substring of the title" }),
+  change_seq_from: z.coerce
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "change feed: only transcripts whose change_seq is greater (deleted ones included, with deleted_at)" }),
+  sort_by: TranscriptSortBy.optional().openapi({ description: "change_seq: ascending, for checkpoint polling; default created_at, newest first" }),
+});
+
+/**
+ * Read-your-writes for mutation routes: wait until the read model holds `version` of the
+ * transcript (the command's answer carries it), bounded so the route still answers in time.
+ */
+export async function awaitReadModel(c: AppContext, id: string, version: number, timeoutMs = 5000): Promise<AwaitVersionResult> {
+  const bound = Math.max(0, Math.min(timeoutMs, c.get("deps").config.RPC_TIMEOUT_MS - 1000));
+  return call(c, projectionOps.awaitVersion, { id, version, timeout_ms: bound });
+}
+
+export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts",
+      operationId: "v1_transcripts_list",
+      tags,
+      middleware: [requireUserUnlessPublic] as const,
+      request: { query: ListQuery },
+      responses: { 200: json(PageGetTranscriptMinimal), ...validationError },
+    }),
+    async (c) => c.json(await call(c, projectionOps.list, c.req.valid("query")), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}",
+      operationId: "v1_transcript_get",
+      tags,
+      request: { params: TranscriptIdParam, query: z.object({ transcript_format: TranscriptFormat.default("text") }) },
+      responses: { 200: json(GetTranscript), ...validationError },
+    }),
+    async (c) =>
+      c.json(
+        await call(c, projectionOps.get, { id: c.req.valid("param").transcript_id, transcript_format: c.req.valid("query").transcript_format }),
+        200,
+      ),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/topics",
+      operationId: "v1_transcript_get_topics",
+      tags,
+      request: { params: TranscriptIdParam },
+      responses: { 200: json(z.array(GetTranscriptTopic)), ...validationError },
+    }),
+    async (c) => c.json(await call(c, projectionOps.topics, { id: c.req.valid("param").transcript_id }), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/topics/with-words",
+      operationId: "v1_transcript_get_topics_with_words",
+      tags,
+      request: { params: TranscriptIdParam },
+      responses: { 200: json(z.array(GetTranscriptTopicWithWords)), ...validationError },
+    }),
+    async (c) => c.json(await call(c, projectionOps.topicsWithWords, { id: c.req.valid("param").transcript_id }), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/topics/{topic_id}/words-per-speaker",
+      operationId: "v1_transcript_get_topics_with_words_per_speaker",
+      tags,
+      request: { params: TranscriptIdParam.extend({ topic_id: z.string() }) },
+      responses: { 200: json(GetTranscriptTopicWithWordsPerSpeaker), ...validationError },
+    }),
+    async (c) => {
+      const { transcript_id, topic_id } = c.req.valid("param");
+      return c.json(await call(c, projectionOps.topicWordsPerSpeaker, { id: transcript_id, topic_id }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/participants",
+      operationId: "v1_transcript_get_participants",
+      tags,
+      request: { params: TranscriptIdParam },
+      responses: { 200: json(z.array(Participant)), ...validationError },
+    }),
+    async (c) => c.json(await call(c, projectionOps.participants, { id: c.req.valid("param").transcript_id }), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/participants/{participant_id}",
+      operationId: "v1_transcript_get_participant",
+      tags,
+      request: { params: TranscriptIdParam.extend({ participant_id: z.string() }) },
+      responses: { 200: json(Participant), ...validationError },
+    }),
+    async (c) => {
+      const { transcript_id, participant_id } = c.req.valid("param");
+      return c.json(await call(c, projectionOps.participant, { id: transcript_id, participant_id }), 200);
+    },
+  );
+}

@@ -1,0 +1,57 @@
+// The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
+// and talks to services over request/reply only.
+import { serve, type ServerType } from "@hono/node-server";
+import { ConfigError, defineService, openStorage } from "@scribe/kit";
+import type { AddressInfo } from "node:net";
+import { createApp } from "./app";
+import { provisionAdmin } from "./auth/admin";
+import { createAuthenticator, type Authenticator } from "./auth/identity";
+import { GatewayConfig, REFERENCE_DEFAULT_SECRET, authConfigProblems } from "./config";
+
+export const gatewayService = defineService({
+  name: "gateway",
+  config: GatewayConfig,
+  async start({ bus, sql, config, log, onStop, addReadinessCheck }) {
+    const problems = authConfigProblems(config);
+    if (problems.length) throw new ConfigError(problems);
+    let auth: Authenticator;
+    try {
+      auth = createAuthenticator({ config, sql, log });
+    } catch (e) {
+      // The one setting only readable at start-up: the key file or text itself.
+      if (config.AUTH_BACKEND !== "jwt" || !config.AUTH_JWT_PUBLIC_KEY) throw e;
+      throw new ConfigError([`AUTH_JWT_PUBLIC_KEY: not a readable PEM public key or certificate (${(e as Error).message})`]);
+    }
+    if (config.AUTH_BACKEND !== "none" && config.SECRET_KEY === REFERENCE_DEFAULT_SECRET) {
+      log.warn("SECRET_KEY is the public default: set your own before exposing this installation");
+    }
+    if (config.AUTH_BACKEND === "jwt" && !config.AUTH_JWT_AUDIENCE) {
+      log.warn("AUTH_JWT_AUDIENCE is not set: tokens that name an audience are refused");
+    }
+    await provisionAdmin(sql, config, log, new Date());
+    log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
+
+    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) });
+    const server: ServerType = await new Promise((resolve, reject) => {
+      const s = serve(
+        // Node's default 5-minute limit on receiving a whole request would cut large uploads short.
+        { fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: { requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS } },
+        () => resolve(s),
+      );
+      s.once("error", reject);
+    });
+    const port = (server.address() as AddressInfo).port;
+    log.info({ port, host: config.HOST }, `gateway listening on http://127.0.0.1:${port}`);
+    let listening = true;
+    addReadinessCheck(async () => (listening ? null : "http server closed"));
+    onStop(async () => {
+      listening = false;
+      // Stop accepting connections; requests in flight finish, idle keep-alive sockets close now.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ("closeIdleConnections" in server) server.closeIdleConnections();
+      });
+    });
+    return { port, app, auth };
+  },
+});

@@ -1,0 +1,94 @@
+// Where tokens travel, password-mode tokens and the internal media (audio-link) tokens.
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import {
+  bearerToken,
+  mintMediaToken,
+  signPasswordToken,
+  verifyMediaToken,
+  verifyPasswordToken,
+  webSocketBearerToken,
+} from "../src/auth/tokens";
+import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
+
+const SECRET = "unit-test-secret-0123456789";
+const now = new Date("2026-01-01T12:00:00Z");
+const later = (s: number) => new Date(now.getTime() + s * 1000);
+
+describe("bearer credentials", () => {
+  it("reads Authorization: Bearer <token> with any scheme case, and nothing else", () => {
+    expect(bearerToken("Bearer abc")).toBe("abc");
+    expect(bearerToken("bearer   abc  ")).toBe("abc");
+    expect(bearerToken("BEARER abc")).toBe("abc");
+    expect(bearerToken("Basic dXNlcjpwdw==")).toBeNull();
+    expect(bearerToken("Bearer")).toBeNull();
+    expect(bearerToken("Bearer    ")).toBeNull();
+    expect(bearerToken("abc")).toBeNull();
+    expect(bearerToken(undefined)).toBeNull();
+    // Everything after the scheme is the token: a token with spaces simply fails verification.
+    expect(bearerToken("Bearer a b")).toBe("a b");
+  });
+
+  it("reads the WebSocket subprotocol form `bearer, <token>`", () => {
+    expect(webSocketBearerToken("bearer, abc")).toBe("abc");
+    expect(webSocketBearerToken("Bearer,abc")).toBe("abc");
+    expect(webSocketBearerToken("bearer")).toBeNull();
+    expect(webSocketBearerToken("chat, abc")).toBeNull();
+    expect(webSocketBearerToken(undefined)).toBeNull();
+  });
+});
+
+describe("password-mode tokens", () => {
+  it("round-trip sub and email until they expire", async () => {
+    const token = await signPasswordToken(SECRET, { sub: "u1", email: "a@b.c" }, { now, ttlSeconds: 86_400 });
+    expect(await verifyPasswordToken(SECRET, token, later(60))).toEqual({ sub: "u1", email: "a@b.c" });
+    expect(await verifyPasswordToken(SECRET, token, later(86_401))).toBeNull();
+  });
+
+  it("refuse another secret, garbage and tokens without sub or exp", async () => {
+    const token = await signPasswordToken(SECRET, { sub: "u1", email: null }, { now, ttlSeconds: 60 });
+    expect(await verifyPasswordToken("another-secret-0123456789", token, now)).toBeNull();
+    expect(await verifyPasswordToken(SECRET, "not.a.token", now)).toBeNull();
+    const key = new TextEncoder().encode(SECRET);
+    const noExp = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u1").sign(key);
+    expect(await verifyPasswordToken(SECRET, noExp, now)).toBeNull();
+    const noSub = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+    expect(await verifyPasswordToken(SECRET, noSub, new Date())).toBeNull();
+  });
+
+  it("refuse a media token, so a leaked audio link is no session for the whole API", async () => {
+    const media = await mintMediaToken(SECRET, "u1", { now });
+    expect(await verifyPasswordToken(SECRET, media, later(1))).toBeNull();
+  });
+});
+
+describe("media tokens", () => {
+  it("carry the user id for 15 minutes by default", async () => {
+    const token = await mintMediaToken(SECRET, "owner-1", { now });
+    expect(await verifyMediaToken(SECRET, token, later(899))).toBe("owner-1");
+    expect(await verifyMediaToken(SECRET, token, later(901))).toBeNull();
+  });
+
+  it("refuse other secrets and login tokens", async () => {
+    const token = await mintMediaToken(SECRET, "owner-1", { now, ttlSeconds: 60 });
+    expect(await verifyMediaToken("another-secret-0123456789", token, now)).toBeNull();
+    const login = await signPasswordToken(SECRET, { sub: "u1", email: null }, { now, ttlSeconds: 60 });
+    expect(await verifyMediaToken(SECRET, login, now)).toBeNull();
+  });
+});
+
+describe("API keys", () => {
+  it("are 64 URL-safe characters, different each time", () => {
+    const a = generateApiKey();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(generateApiKey()).not.toBe(a);
+  });
+
+  it("are stored as a deterministic keyed hash that is not the key", () => {
+    const key = generateApiKey();
+    const hash = hashApiKey(SECRET, key);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashApiKey(SECRET, key)).toBe(hash);
+    expect(hashApiKey("another-secret-0123456789", key)).not.toBe(hash);
+  });
+});

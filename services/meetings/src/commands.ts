@@ -1,0 +1,201 @@
+// Meeting commands over request/reply (api.md §2.5 create meeting, §2.7 join, §2.8): validate,
+// decide, store the change and its event in one transaction.
+import { randomUUID } from "node:crypto";
+import { makeEvent, meetingsOps, type MeetingState } from "@scribe/contracts";
+import { AppError, BadRequest, Forbidden, NotFound, Unauthorized, emit, isAppError, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import { SOURCE, changed, deactivateMeeting } from "./changes";
+import {
+  MEETING_LENGTH_MS,
+  addEmailRecipient,
+  calendarMeetingTimes,
+  calendarMetadataOf,
+  enableRecordingUi,
+  isRoomOwner,
+  joinRefusal,
+  matchesRoomSettings,
+  meetingFor,
+  newMeetingState,
+  seesFullMeeting,
+  type RoomRecord,
+} from "./domain/meetings";
+import type { Platforms } from "./platforms";
+import {
+  activeMeetingsOfRoom,
+  insertMeeting,
+  lockRoomForMeetingCreation,
+  meetingById,
+  meetingHasDenial,
+  newestMeetingOfCalendarEvent,
+  recordConsent,
+  recordJoinGrant,
+  roomById,
+  roomByName,
+  updateMeeting,
+} from "./store";
+
+async function roomNamed(db: Db, name: string): Promise<RoomRecord> {
+  const room = await roomByName(db, name);
+  if (!room) throw NotFound("Room not found");
+  return room;
+}
+
+async function existingMeeting(db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<MeetingState> {
+  const meeting = await meetingById(db, id, opts);
+  if (!meeting) throw NotFound("Meeting not found");
+  return meeting;
+}
+
+/** A meeting is reached through its room's name: another room's meeting is "not found" (§3.3). */
+async function meetingInRoom(db: Db, room: RoomRecord, meetingId: string): Promise<MeetingState> {
+  const meeting = await meetingById(db, meetingId);
+  if (!meeting || meeting.room_id !== room.id) throw NotFound("Meeting not found");
+  return meeting;
+}
+
+export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms): void {
+  /** Create the meeting on the room's platform and store it, under the room's creation lock. */
+  async function createOnPlatform(
+    tx: Db,
+    room: RoomRecord,
+    now: Date,
+    times: { start: Date; end: Date },
+    calendar?: Parameters<typeof newMeetingState>[0]["calendar"],
+  ): Promise<MeetingState> {
+    const created = await platforms.of(room.platform).createMeeting({
+      roomName: room.name,
+      endDate: times.end,
+      isLocked: room.is_locked,
+      roomMode: room.room_mode,
+      recordingType: room.recording_type,
+      recordingTrigger: room.recording_trigger,
+      now,
+    });
+    const meeting = newMeetingState({ room, created, now, startDate: times.start, endDate: times.end, calendar });
+    await insertMeeting(tx, meeting);
+    await emit(tx, makeEvent("meeting.created", meeting, { source: SOURCE, time: now }));
+    return meeting;
+  }
+
+  rpc.handle(meetingsOps.create, async ({ caller, room_name, allow_duplicated }) => {
+    const room = await roomNamed(sql, room_name);
+    const meeting = await sql.begin(async (tx) => {
+      await lockRoomForMeetingCreation(tx, room.id);
+      // Read the room again under the lock: its settings decide reuse.
+      const current = (await roomById(tx, room.id)) ?? room;
+      const now = new Date();
+      if (!allow_duplicated) {
+        const [newest] = await activeMeetingsOfRoom(tx, current.id, now);
+        // A meeting whose settings no longer match the room stays active; a new one is made (§3.1).
+        if (newest && matchesRoomSettings(newest, current)) return newest;
+      }
+      return createOnPlatform(tx, current, now, { start: now, end: new Date(now.getTime() + MEETING_LENGTH_MS) });
+    });
+    return meetingFor(meeting, seesFullMeeting(room, caller));
+  });
+
+  rpc.handle(meetingsOps.createCalendarMeeting, async ({ caller, room_id, calendar_event, replace_inactive }) => {
+    const room = await roomById(sql, room_id);
+    if (!room) throw NotFound("Room not found");
+    const meeting = await sql.begin(async (tx) => {
+      await lockRoomForMeetingCreation(tx, room.id);
+      const existing = await newestMeetingOfCalendarEvent(tx, calendar_event.id);
+      // Idempotent per event; an inactive meeting is never reactivated, only replaced when asked.
+      if (existing && (existing.is_active || !replace_inactive)) return existing;
+      const times = calendarMeetingTimes(calendar_event);
+      return createOnPlatform(tx, (await roomById(tx, room.id)) ?? room, new Date(), times, {
+        eventId: calendar_event.id,
+        metadata: calendarMetadataOf(calendar_event),
+        scheduledEnd: times.scheduledEnd,
+      });
+    });
+    return meetingFor(meeting, seesFullMeeting(room, caller));
+  });
+
+  rpc.handle(meetingsOps.join, async ({ caller, room_name, meeting_id, display_name }) => {
+    const room = await roomNamed(sql, room_name);
+    const meeting = await meetingInRoom(sql, room, meeting_id);
+    const now = new Date();
+    const refusal = joinRefusal(meeting, now);
+    if (refusal) throw BadRequest(refusal);
+    const shown = meetingFor(meeting, seesFullMeeting(room, caller));
+    // Guests join with the room URL as it is (a locked Daily room makes them knock).
+    if (caller.userId === null) return shown;
+    // Remember who joined through Scribe: when the platform reports this user id, it is stored.
+    await recordJoinGrant(sql, { meeting_id: meeting.id, user_id: caller.userId, display_name, created_at: now });
+    const roomUrl = await platforms.of(meeting.platform).joinUrl(meeting, {
+      userId: caller.userId,
+      userName: display_name,
+      isOwner: isRoomOwner(room, caller),
+      enableRecordingUi: enableRecordingUi(meeting, room),
+    });
+    return { ...shown, room_url: roomUrl };
+  });
+
+  rpc.handle(meetingsOps.deactivate, async ({ caller, meeting_id }) => {
+    if (caller.userId === null) throw Unauthorized();
+    await sql.begin(async (tx) => {
+      const meeting = await existingMeeting(tx, meeting_id, { forUpdate: true });
+      // Already inactive: nothing to change, so nothing to authorise (reference behaviour).
+      if (!meeting.is_active) return;
+      const room = await roomById(tx, meeting.room_id);
+      if (!room) throw NotFound("Room not found");
+      if (!isRoomOwner(room, caller)) throw Forbidden("Only the room owner can deactivate meetings");
+      await deactivateMeeting(tx, meeting, "owner", new Date());
+    });
+    return { status: "success" as const, meeting_id };
+  });
+
+  rpc.handle(meetingsOps.consent, async ({ caller, meeting_id, consent_given }) => {
+    const now = new Date();
+    const consent_id = await sql.begin(async (tx) => {
+      const meeting = await existingMeeting(tx, meeting_id);
+      const row = await recordConsent(tx, {
+        id: randomUUID(),
+        meeting_id,
+        user_id: caller.userId,
+        consent_given,
+        consent_timestamp: now,
+      });
+      const room = await roomById(tx, meeting.room_id);
+      const data = {
+        consent_id: row.id,
+        meeting_id,
+        room_id: meeting.room_id,
+        user_id: row.user_id,
+        consent_given: row.consent_given,
+        consent_timestamp: row.consent_timestamp.toISOString(),
+        any_denial: await meetingHasDenial(tx, meeting_id),
+        skip_consent: room?.skip_consent ?? false,
+      };
+      await emit(tx, makeEvent(consent_given ? "meeting.consent.given" : "meeting.consent.withdrawn", data, { source: SOURCE, time: now }));
+      return row.id;
+    });
+    return { status: "success" as const, consent_id };
+  });
+
+  rpc.handle(meetingsOps.addEmailRecipient, async ({ caller, meeting_id, email }) => {
+    const list = await sql.begin(async (tx) => {
+      const meeting = await existingMeeting(tx, meeting_id, { forUpdate: true });
+      // Signed-in callers get the transcript link; anonymous ones only the text (reference rule).
+      const { list, added } = addEmailRecipient(meeting.email_recipients, email, caller.userId !== null);
+      if (!added) return list;
+      const now = new Date();
+      const next = changed(meeting, { email_recipients: list }, now);
+      await updateMeeting(tx, next);
+      await emit(tx, makeEvent("meeting.email_recipient.added", { meeting: next, recipient: added }, { source: SOURCE, time: now }));
+      return list;
+    });
+    return { status: "success" as const, email_recipients: list };
+  });
+
+  rpc.handle(meetingsOps.startRecording, async ({ meeting_id, type, instance_id }) => {
+    const meeting = await existingMeeting(sql, meeting_id);
+    try {
+      return await platforms.of(meeting.platform).startRecording(meeting, type, instance_id);
+    } catch (e) {
+      if (isAppError(e)) throw e;
+      // The reference's answer to a platform refusal (the web client retries on it).
+      throw new AppError("Unavailable", `Failed to start recording: ${(e as Error).message}`, { status: 500, cause: e });
+    }
+  });
+}

@@ -1,0 +1,112 @@
+// Periodic meeting processing (behaviour §3.8–3.9 with the spec's decisions): for every active
+// meeting, ask its platform who is present, bring the participant stays in line, and deactivate it
+// when the rules say so. Each meeting is processed under its own lock: a worker that finds it taken
+// (or already processed in this round by another worker) skips it and counts it.
+import { metrics, type Logger, type Sql } from "@scribe/kit";
+import { closeOpenStays, deactivateMeeting, participantJoined, refreshClientCount } from "./changes";
+import type { MeetingsConfig } from "./config";
+import { decideDeactivation } from "./domain/deactivation";
+import { reconcilePresence } from "./domain/presence";
+import type { Platforms } from "./platforms";
+import {
+  activeMeetingIds,
+  hasAnyStay,
+  lastProcessedAt,
+  markProcessed,
+  meetingById,
+  openStays,
+  purgeDeliveries,
+  tryLockMeetingForProcessing,
+} from "./store";
+
+export const PROCESS_JOB = "meetings.process";
+
+export interface ProcessRound {
+  /** Meetings this worker processed (deactivated ones included). */
+  processed: string[];
+  deactivated: string[];
+  /** Meetings another worker held, or had already processed in this round. */
+  skipped: string[];
+  /** Meetings whose processing failed (platform unreachable…); tried again next round. */
+  failed: string[];
+}
+
+type Outcome = "processed" | "deactivated" | "skipped";
+
+export interface ProcessorDeps {
+  sql: Sql;
+  platforms: Platforms;
+  config: Pick<MeetingsConfig, "MEETING_JOIN_WINDOW_SECONDS" | "DAILY_WEBHOOK_MAX_AGE_SECONDS">;
+  log: Logger;
+}
+
+export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps) {
+  /** One meeting, in one transaction holding its processing lock. `now` is the round's start. */
+  async function processMeeting(id: string, now: Date): Promise<Outcome> {
+    return sql.begin(async (tx): Promise<Outcome> => {
+      if (!(await tryLockMeetingForProcessing(tx, id))) return "skipped";
+      const seen = await meetingById(tx, id);
+      // Deactivated (or deleted) since the round listed it: someone else dealt with it.
+      if (!seen?.is_active) return "skipped";
+      const last = await lastProcessedAt(tx, id);
+      if (last && last.getTime() >= now.getTime()) return "skipped";
+      // The platform call runs before the row is locked, so webhooks for it are not held up.
+      const snapshot = await platforms.of(seen.platform).presence(seen);
+      let meeting = await meetingById(tx, id, { forUpdate: true });
+      if (!meeting?.is_active) return "skipped";
+      const plan = reconcilePresence(await openStays(tx, id), snapshot);
+      for (const p of plan.open) await participantJoined(tx, meeting, p, now);
+      if (plan.close.length) await closeOpenStays(tx, meeting, now, plan.close.map((s) => s.id));
+      meeting = await refreshClientCount(tx, meeting, snapshot.participants?.length ?? (snapshot.anyonePresent ? null : 0), now);
+      const decision = decideDeactivation(
+        {
+          isActive: meeting.is_active,
+          calendarEventId: meeting.calendar_event_id,
+          scheduledEnd: meeting.calendar_metadata ? new Date(meeting.calendar_metadata.end_time) : null,
+          createdAt: new Date(meeting.created_at),
+          endDate: new Date(meeting.end_date),
+        },
+        { participantsPresent: snapshot.anyonePresent, everUsed: snapshot.everUsed || (await hasAnyStay(tx, id)) },
+        now,
+        config.MEETING_JOIN_WINDOW_SECONDS,
+      );
+      await markProcessed(tx, id, now);
+      if (decision.action !== "deactivate") return "processed";
+      await deactivateMeeting(tx, meeting, decision.reason, now);
+      return "deactivated";
+    });
+  }
+
+  /** One round over every active meeting; `now` is injectable so tests control the clock. */
+  return async function processMeetings(opts: { now?: Date } = {}): Promise<ProcessRound> {
+    const now = opts.now ?? new Date();
+    const round: ProcessRound = { processed: [], deactivated: [], skipped: [], failed: [] };
+    for (const id of await activeMeetingIds(sql)) {
+      try {
+        const outcome = await processMeeting(id, now);
+        if (outcome === "skipped") round.skipped.push(id);
+        else round.processed.push(id);
+        if (outcome === "deactivated") round.deactivated.push(id);
+      } catch (e) {
+        round.failed.push(id);
+        log.warn({ err: e, meetingId: id, job: PROCESS_JOB }, "meeting processing failed; tried again next round");
+      }
+    }
+    // Delivery records only need to outlive the window in which a signature is accepted.
+    const keepSeconds = Math.max(config.DAILY_WEBHOOK_MAX_AGE_SECONDS, 60) + 3600;
+    await purgeDeliveries(sql, new Date(now.getTime() - keepSeconds * 1000));
+    metrics.jobProcessed.inc({ job: PROCESS_JOB }, round.processed.length);
+    metrics.jobSkipped.inc({ job: PROCESS_JOB }, round.skipped.length);
+    log.info(
+      {
+        job: PROCESS_JOB,
+        processed: round.processed.length,
+        deactivated: round.deactivated.length,
+        skipped: round.skipped.length,
+        failed: round.failed.length,
+      },
+      "meetings processed",
+    );
+    return round;
+  };
+}

@@ -1,0 +1,30 @@
+// The meetings service: meetings on the video platforms, joins and tokens, participants, consent,
+// e-mail recipients, incoming platform webhooks and the periodic processing that deactivates meetings.
+import { defineService, runPeriodically } from "@scribe/kit";
+import { registerCommands } from "./commands";
+import { MeetingsConfig } from "./config";
+import { registerConsumers } from "./consumers";
+import { PROCESS_JOB, meetingProcessor } from "./jobs";
+import { createPlatforms } from "./platforms";
+import { registerQueries } from "./queries";
+import { registerWebhooks } from "./webhooks";
+
+export const meetingsService = defineService({
+  name: "meetings",
+  config: MeetingsConfig,
+  async start(rt) {
+    const { rpc, sql, config, log, onStop } = rt;
+    const platforms = createPlatforms(config, log);
+    registerCommands(rpc, sql, platforms);
+    registerQueries(rpc, sql);
+    registerWebhooks(rpc, sql, platforms);
+    registerConsumers(rt);
+    const processMeetings = meetingProcessor({ sql, platforms, config, log: log.child({ job: "meetings.process" }) });
+    if (config.MEETING_PROCESS_INTERVAL_SECONDS > 0) {
+      const job = runPeriodically(PROCESS_JOB, config.MEETING_PROCESS_INTERVAL_SECONDS * 1000, processMeetings, log);
+      onStop(() => job.stop());
+    }
+    // Tests (and an operator's one-off run) drive processing rounds directly.
+    return { processMeetings };
+  },
+});

@@ -1,0 +1,46 @@
+// The meetings service's copy of the rooms against a real database: room events carry the full
+// state and a version; an older state never overwrites a newer one, and a deleted room stays gone.
+import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
+import type { RoomState } from "@scribe/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { roomRecordOf } from "../src/consumers";
+import { roomById, roomByName, upsertRoom } from "../src/store";
+
+let db: TestDatabase;
+let sql: Sql;
+
+beforeAll(async () => {
+  db = await createTestDatabase("mtgrooms");
+  sql = connectDb(db.url, { schema: "meetings", max: 2 });
+  await migrate(sql, { schema: "meetings", migrations: serviceMigrations("meetings") });
+});
+afterAll(async () => {
+  await sql?.end();
+  await db?.drop();
+});
+
+const state = (version: number, patch: Partial<RoomState> = {}): RoomState => ({
+  id: "room-1", name: "standup", user_id: "alice", created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z",
+  version, zulip_auto_post: false, zulip_stream: "", zulip_topic: "", is_locked: false, room_mode: "normal", recording_type: "cloud",
+  recording_trigger: "automatic-2nd-participant", is_shared: false, webhook_url: null, webhook_secret: null, ics_url: null,
+  ics_fetch_interval: 300, ics_enabled: false, ics_last_sync: null, ics_last_etag: null, platform: "daily", skip_consent: false,
+  email_transcript_to: null, store_video: false, ...patch,
+});
+
+describe("room copy", () => {
+  it("applies newer states and ignores stale ones", async () => {
+    expect(await upsertRoom(sql, roomRecordOf(state(1), false))).toBe(true);
+    expect(await upsertRoom(sql, roomRecordOf(state(3, { name: "daily-standup", platform: "whereby" }), false))).toBe(true);
+    expect(await upsertRoom(sql, roomRecordOf(state(2, { name: "stale" }), false))).toBe(false);
+    expect(await roomById(sql, "room-1")).toMatchObject({ name: "daily-standup", platform: "whereby", version: 3 });
+    expect(await roomByName(sql, "stale")).toBeNull();
+  });
+
+  it("keeps a deleted room deleted when an older update arrives late", async () => {
+    expect(await upsertRoom(sql, roomRecordOf(state(4), true))).toBe(true);
+    expect(await upsertRoom(sql, roomRecordOf(state(3), false))).toBe(false);
+    expect(await roomById(sql, "room-1")).toBeNull();
+    expect(await roomByName(sql, "standup")).toBeNull();
+  });
+});

@@ -1,0 +1,98 @@
+// Sending webhooks: one attempt of a transcript.completed delivery (to the room's current URL,
+// signed with its current secret), and the synchronous test event. Every call goes through the
+// SSRF-guarded dispatcher with a deadline.
+import { randomUUID } from "node:crypto";
+import { WebhookPayloadBody, type WebhookTestResult } from "@scribe/contracts";
+import { guardedRequest, OutgoingRequestError, type GuardedResponse } from "@scribe/kit/http/guarded";
+import type { Dispatcher } from "undici";
+import type { RoomCopy } from "../domain/notifications";
+import { httpVerdict } from "../domain/retry";
+import { completedBody, testBody, testFailureMessage, webhookHeaders } from "../domain/webhook";
+import { notifierMetrics } from "../metrics";
+import type { DeliveryRow } from "../store";
+import { excerpt, type AttemptResult } from "./types";
+
+/** Payload event ids: a UUID4 as 32 lowercase hex characters (reference). */
+export const newEventId = (): string => randomUUID().replace(/-/g, "");
+
+export interface WebhookSettings {
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_TEST_TIMEOUT_MS: number;
+}
+
+export class WebhookSender {
+  constructor(
+    private readonly http: Dispatcher,
+    private readonly settings: WebhookSettings,
+  ) {}
+
+  /** One attempt of a transcript.completed delivery at `now`. */
+  async attempt(d: DeliveryRow, room: RoomCopy | null, now: Date): Promise<AttemptResult> {
+    const none = { statusCode: null, excerpt: null, durationMs: 0, eventId: null };
+    if (!room || room.deleted) return { verdict: "cancel", error: "the room was deleted", ...none };
+    if (!room.webhook_url) return { verdict: "cancel", error: "the room no longer has a webhook URL", ...none };
+    const eventId = newEventId();
+    const body = completedBody(WebhookPayloadBody.parse(d.payload), eventId, now);
+    const headers = webhookHeaders({ event: "transcript.completed", retry: d.attempts, deliveryId: d.id, secret: room.webhook_secret, body, now });
+    try {
+      const res = await guardedRequest(this.http, { url: room.webhook_url, method: "POST", headers, body, timeoutMs: this.settings.WEBHOOK_TIMEOUT_MS, maxBodyBytes: 4096 });
+      notifierMetrics.webhookDuration.observe(res.durationMs / 1000);
+      const verdict = httpVerdict(res.status);
+      return {
+        verdict,
+        statusCode: res.status,
+        error: verdict === "delivered" ? null : `HTTP ${res.status}`,
+        excerpt: excerpt(res.body),
+        durationMs: res.durationMs,
+        eventId,
+      };
+    } catch (e) {
+      const err = e instanceof OutgoingRequestError ? e : new OutgoingRequestError("other", String(e), 0);
+      notifierMetrics.webhookDuration.observe(err.durationMs / 1000);
+      // A URL that may not be called, or cannot be, will not get better by waiting.
+      const permanent = err.kind === "blocked" || err.kind === "invalid_url";
+      return { verdict: permanent ? "permanent" : "retryable", statusCode: null, error: `${err.kind}: ${err.message}`, excerpt: null, durationMs: err.durationMs, eventId };
+    }
+  }
+
+  /** The test event, sent now and answered with the outcome (behaviour §3.7 with the decisions' message). */
+  async test(room: { id: string; name: string; webhook_url: string | null; webhook_secret: string | null }, now: Date): Promise<WebhookTestResult> {
+    if (!room.webhook_url) return this.tested("error", { success: false, message: "", error: "No webhook URL configured", status_code: null, response_preview: null });
+    const body = testBody(room, newEventId(), now);
+    const headers = webhookHeaders({ event: "test", retry: 0, deliveryId: randomUUID(), secret: room.webhook_secret, body, now });
+    let res: GuardedResponse;
+    try {
+      res = await guardedRequest(this.http, { url: room.webhook_url, method: "POST", headers, body, timeoutMs: this.settings.WEBHOOK_TEST_TIMEOUT_MS });
+    } catch (e) {
+      const error = testError(e, this.settings.WEBHOOK_TEST_TIMEOUT_MS);
+      return this.tested("error", { success: false, message: error, error, status_code: null, response_preview: null });
+    }
+    const success = res.status >= 200 && res.status < 300;
+    return this.tested(success ? "success" : "failed", {
+      success,
+      message: success ? "Webhook test successful" : testFailureMessage(res.status, res.body),
+      error: "",
+      status_code: res.status,
+      response_preview: res.body === "" ? null : res.body,
+    });
+  }
+
+  private tested(result: "success" | "failed" | "error", r: WebhookTestResult): WebhookTestResult {
+    notifierMetrics.webhookTests.inc({ result });
+    return r;
+  }
+}
+
+/** The reference's error texts, with the configured timeout. */
+function testError(e: unknown, timeoutMs: number): string {
+  if (!(e instanceof OutgoingRequestError)) return `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
+  switch (e.kind) {
+    case "timeout":
+      return `Webhook request timed out (${timeoutMs / 1000} seconds)`;
+    case "blocked":
+    case "connect":
+      return `Could not connect to webhook URL: ${e.message}`;
+    default:
+      return `Unexpected error: ${e.message}`;
+  }
+}

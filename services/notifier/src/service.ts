@@ -1,0 +1,48 @@
+// The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
+// webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
+// webhook test and the sharing operations, and runs retention on public instances.
+import { defineService } from "@scribe/kit";
+import { guardedDispatcher } from "@scribe/kit/http/guarded";
+import { EmailSender, smtpMailer } from "./channels/email";
+import { WebhookSender } from "./channels/webhook";
+import { ZulipClient, zulipConfigured } from "./channels/zulip";
+import { registerCommands } from "./commands";
+import { NotifierConfig } from "./config";
+import { registerConsumers } from "./consumers";
+import { createDispatcher } from "./dispatcher";
+import { emailConfigured } from "./domain/email";
+import { expireTranscripts, startRetentionSchedule } from "./retention";
+
+export const notifierService = defineService({
+  name: "notifier",
+  config: NotifierConfig,
+  async start(rt) {
+    const { sql, bus, rpc, config, log, onStop } = rt;
+    const http = guardedDispatcher({ allowPrivate: config.ALLOW_PRIVATE_URLS, connectTimeoutMs: Math.min(config.WEBHOOK_TIMEOUT_MS, 10_000) });
+    onStop(() => http.close());
+    const webhooks = new WebhookSender(http, config);
+    const mailer = emailConfigured(config) ? smtpMailer(config) : null;
+    if (mailer) onStop(async () => mailer.close());
+    const email = mailer ? new EmailSender(mailer, bus, config) : null;
+    const zulip = zulipConfigured(config) ? new ZulipClient(config) : null;
+
+    registerConsumers(rt);
+    registerCommands({ rpc, bus, sql, log, config, webhooks, email, zulip });
+
+    // Longer than any one attempt can take (an e-mail also reads the transcript first).
+    const leaseMs = 2 * Math.max(config.WEBHOOK_TIMEOUT_MS, config.SMTP_TIMEOUT_MS + 2 * config.RPC_TIMEOUT_MS, 2 * config.ZULIP_TIMEOUT_MS) + 60_000;
+    const dispatcher = createDispatcher({ sql, log: log.child({ job: "notifier.dispatch" }), webhooks, email, zulip, concurrency: config.NOTIFIER_CONCURRENCY, leaseMs });
+    if (config.NOTIFIER_DISPATCH_INTERVAL_MS > 0) {
+      await dispatcher.start(config.NOTIFIER_DISPATCH_INTERVAL_MS);
+      onStop(() => dispatcher.stop());
+    }
+    const retention = startRetentionSchedule(sql, config, log.child({ job: "notifier.retention" }));
+    onStop(() => retention.stop());
+
+    // Tests (and an operator's one-off run) drive the dispatcher and retention with their own clock.
+    return {
+      deliverDue: dispatcher.deliverDue,
+      expireTranscripts: (opts: { now?: Date } = {}) => expireTranscripts(sql, config, opts.now ?? new Date()),
+    };
+  },
+});

@@ -1,0 +1,41 @@
+// The projection's consumers: TRANSCRIPTS, ROOMS and RECORDINGS events folded into the read model.
+// Every transaction takes the feed lock first (change_seq in commit order; a rebuild's swap can hold
+// the consumers off), applies, and announces the transcript version it now holds.
+import type { ScribeEvent, StreamName } from "@scribe/contracts";
+import type { ConsumerRunner, EventHandlers, ServiceRuntime, Tx } from "@scribe/kit";
+import { LIVE_TABLES, applyEvent, takeFeedLock } from "./store";
+
+async function applyLive(tx: Tx, ev: ScribeEvent): Promise<void> {
+  await takeFeedLock(tx);
+  await applyEvent(tx, LIVE_TABLES, ev, { announce: true });
+}
+
+/** Which events the read model folds, per stream (the rebuild reads the same streams). */
+export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHandlers }[] = [
+  {
+    stream: "ROOMS",
+    consumer: "projection.rooms",
+    handlers: { "room.created": applyLive, "room.updated": applyLive, "room.deleted": applyLive },
+  },
+  { stream: "RECORDINGS", consumer: "projection.recordings", handlers: { "recording.ready": applyLive } },
+  {
+    stream: "TRANSCRIPTS",
+    consumer: "projection.transcripts",
+    handlers: {
+      "transcript.created": applyLive,
+      "transcript.updated": applyLive,
+      "transcript.topic.upserted": applyLive,
+      "transcript.topics.cleared": applyLive,
+      "transcript.completed": applyLive,
+      "transcript.destroyed": applyLive,
+    },
+  },
+];
+
+/** Read models start from the beginning of each stream. */
+export function registerConsumers<C>(rt: ServiceRuntime<C>): { stream: StreamName; runner: ConsumerRunner }[] {
+  return FOLDED.map(({ stream, consumer, handlers }) => ({
+    stream,
+    runner: rt.consume({ name: consumer, stream, handlers, deliverPolicy: "all" }),
+  }));
+}

@@ -1,0 +1,1 @@
+export { projectionService } from "./service";

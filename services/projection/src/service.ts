@@ -1,0 +1,32 @@
+// The projection service: the only writer of the transcript read model (TRANSCRIPTS, ROOMS and
+// RECORDINGS events), and the service that answers transcript reads from it.
+import { defineService } from "@scribe/kit";
+import { VersionWaiters } from "./await-version";
+import { ProjectionConfig } from "./config";
+import { registerConsumers } from "./consumers";
+import { startLagJob } from "./lag";
+import { registerQueries } from "./queries";
+import { APPLIED_CHANNEL } from "./store";
+
+export const projectionService = defineService({
+  name: "projection",
+  config: ProjectionConfig,
+  async start(rt) {
+    const waiters = new VersionWaiters();
+    const listener = await rt.sql.listen(APPLIED_CHANNEL, (payload) => waiters.onApplied(payload));
+    registerQueries(rt.rpc, rt.sql, rt.config, waiters);
+    const consumers = registerConsumers(rt);
+    const stopLag = startLagJob(
+      rt.bus,
+      consumers.map((c) => ({ stream: c.stream, durable: c.runner.durable })),
+      rt.config.PROJECTION_LAG_POLL_MS,
+      rt.log,
+    );
+    rt.onStop(async () => {
+      stopLag();
+      waiters.close();
+      await listener.unlisten();
+    });
+    return { waiters };
+  },
+});

@@ -1,0 +1,97 @@
+// Commands over request/reply: uploads (a slot per chunk, then assembly, probe and recording.ready
+// on the last one) and deletions of stored media (internal callers only).
+import { randomUUID } from "node:crypto";
+import { makeEvent, recordingsOps, transcriptKeys } from "@scribe/contracts";
+import { AppError, BadRequest, Invalid, emit, type RpcServer, type Sql } from "@scribe/kit";
+import type { RecordingsConfig } from "./config";
+import { SOURCE } from "./consumers";
+import { deleteMedia, deleteVideo } from "./deletions";
+import { assertInternal, assertRead, type KnownTranscript } from "./domain/access";
+import { extensionOf, extensionOfKey, isChunkKey, missingChunks, planUploadRecording } from "./domain/upload";
+import { concatObjects, deleteObjects, probeObject, type OpenBucket } from "./media";
+import { chunksOf, deleteChunks, hasStoredUpload, insertRecording, transcriptById, tryUploadLock, upsertChunk } from "./store";
+
+const tooLarge = (limit: number) => new AppError("Conflict", `File too large: uploads are limited to ${limit} bytes`, { status: 413 });
+const IN_PROGRESS = "There is already an upload in progress";
+
+export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, config: RecordingsConfig): void {
+  const bucket = config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME;
+
+  async function uploadable(transcriptId: string, caller: Parameters<typeof assertRead>[1]): Promise<KnownTranscript> {
+    const t = await transcriptById(sql, transcriptId);
+    assertRead(t, caller);
+    if (t.state.locked) throw BadRequest("Transcript is locked");
+    if (await hasStoredUpload(sql, transcriptId)) throw BadRequest(IN_PROGRESS);
+    return t;
+  }
+
+  function checkChunkNumbers(chunk: number, total: number): void {
+    if (chunk >= total) {
+      throw Invalid([{ loc: ["query", "chunk_number"], msg: "chunk_number must be less than total_chunks", type: "value_error" }]);
+    }
+  }
+
+  rpc.handle(recordingsOps.uploadBegin, async ({ caller, transcript_id, chunk_number, total_chunks, filename }) => {
+    checkChunkNumbers(chunk_number, total_chunks);
+    await uploadable(transcript_id, caller);
+    const others = (await chunksOf(sql, transcript_id)).filter((c) => c.chunk_number !== chunk_number);
+    const room = config.UPLOAD_MAX_BYTES - others.reduce((n, c) => n + c.size, 0);
+    if (room <= 0) throw tooLarge(config.UPLOAD_MAX_BYTES);
+    return { bucket, key: transcriptKeys.uploadChunk(transcript_id, chunk_number, extensionOf(filename)), max_bytes: room };
+  });
+
+  rpc.handle(recordingsOps.uploadChunkStored, async ({ caller, transcript_id, chunk_number, total_chunks, key, size }, { log }) => {
+    checkChunkNumbers(chunk_number, total_chunks);
+    if (!isChunkKey(transcript_id, chunk_number, key)) throw Invalid(`${key} is not a chunk key of transcript ${transcript_id}`);
+    const t = await uploadable(transcript_id, caller);
+    await upsertChunk(sql, { transcript_id, chunk_number, bucket, key, size });
+    if (chunk_number < total_chunks - 1) return { status: "chunk_stored" as const, recording_id: null };
+
+    const storage = open(bucket);
+    const outcome = await sql.begin(async (tx) => {
+      // The lock is held while the file is assembled and probed: a concurrent last chunk is refused.
+      if (!(await tryUploadLock(tx, transcript_id))) throw BadRequest(IN_PROGRESS);
+      if (await hasStoredUpload(tx, transcript_id)) throw BadRequest(IN_PROGRESS);
+      const chunks = (await chunksOf(tx, transcript_id)).filter((c) => c.chunk_number < total_chunks);
+      const missing = missingChunks(total_chunks, chunks.map((c) => c.chunk_number));
+      if (missing.length) throw BadRequest(`Upload incomplete: chunk(s) ${missing.join(", ")} missing`);
+      const total = chunks.reduce((n, c) => n + c.size, 0);
+      if (total > config.UPLOAD_MAX_BYTES) throw tooLarge(config.UPLOAD_MAX_BYTES);
+
+      const target = transcriptKeys.upload(transcript_id, extensionOfKey(key));
+      const started = Date.now();
+      const { size: fileSize } = await concatObjects(storage, chunks.map((c) => c.key), target);
+      const probe = await probeObject(config.FFPROBE_PATH, storage, target);
+      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: chunks.length, ms: Date.now() - started, audio: probe.hasAudio }, "upload assembled");
+      // Chunks go either way: a refused file is not kept, an accepted one lives on as one object.
+      const leftovers = (await chunksOf(tx, transcript_id)).map((c) => ({ bucket: c.bucket, key: c.key }));
+      if (!probe.hasAudio) {
+        await deleteObjects(open, [{ bucket, key: target }, ...leftovers]);
+        await deleteChunks(tx, transcript_id);
+        return { ok: false as const };
+      }
+
+      const recordingId = randomUUID();
+      const plan = planUploadRecording({ recordingId, transcript: t.state, bucket, key: target, size: fileSize, durationSeconds: probe.durationSeconds, now: new Date() });
+      await insertRecording(tx, plan.recording, [plan.file]);
+      await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
+      await deleteObjects(open, leftovers.filter((c) => c.key !== target));
+      await deleteChunks(tx, transcript_id);
+      return { ok: true as const, recordingId };
+    });
+    if (!outcome.ok) throw BadRequest("File has no audio stream");
+    return { status: "done" as const, recording_id: outcome.recordingId };
+  });
+
+  rpc.handle(recordingsOps.deleteMedia, async ({ caller, ...req }, { log }) => {
+    assertInternal(caller);
+    const result = await deleteMedia(sql, open, config, req);
+    log.info({ transcriptId: req.transcript_id, parts: req.parts, reason: req.reason, files: result.deleted.length }, "media deleted");
+    return result;
+  });
+
+  rpc.handle(recordingsOps.deleteVideo, async ({ caller, recording_id }) => {
+    assertInternal(caller);
+    return deleteVideo(sql, open, recording_id);
+  });
+}

@@ -1,0 +1,1 @@
+export { recordingsService } from "./service";

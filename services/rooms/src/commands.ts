@@ -1,0 +1,78 @@
+// Room commands over request/reply: validate, decide, store the change and its event in one transaction.
+import { randomBytes, randomUUID } from "node:crypto";
+import { makeEvent, roomDetailsFor, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
+import { BadRequest, Forbidden, NotFound, Unauthorized, emit, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import type { RoomsConfig } from "./config";
+import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
+import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";
+
+const SOURCE = "scribe/rooms";
+export const newWebhookSecret = () => randomBytes(32).toString("base64url");
+
+function requireUser(caller: Caller): string {
+  if (caller.userId === null) throw Unauthorized();
+  return caller.userId;
+}
+
+/** A duplicate name is the contract's 400, never a 500, whichever transaction wins the race. */
+async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if ((e as { constraint_name?: string }).constraint_name === UNIQUE_NAME) throw BadRequest("Room name is not unique");
+    throw e;
+  }
+}
+
+async function ownedRoomForUpdate(tx: Db, id: string, caller: Caller): Promise<RoomState> {
+  const room = await roomById(tx, id, { forUpdate: true });
+  if (!room) throw NotFound("Room not found");
+  if (!isOwner(room, caller)) throw Forbidden("Not authorized");
+  return room;
+}
+
+export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig): void {
+  rpc.handle(roomsOps.create, async ({ caller, room: body }) => {
+    const owner = requireUser(caller);
+    const room = newRoom({
+      id: randomUUID(),
+      owner,
+      body,
+      defaultPlatform: config.DEFAULT_VIDEO_PLATFORM,
+      now: new Date(),
+      newSecret: newWebhookSecret,
+    });
+    await uniqueName(() =>
+      sql.begin(async (tx) => {
+        await insertRoom(tx, room);
+        await emit(tx, makeEvent("room.created", room, { source: SOURCE }));
+      }),
+    );
+    return roomWithoutWebhook(room);
+  });
+
+  rpc.handle(roomsOps.update, async ({ caller, id, patch }) => {
+    requireUser(caller);
+    const updated = await uniqueName(() =>
+      sql.begin(async (tx) => {
+        const room = await ownedRoomForUpdate(tx, id, caller);
+        const next = applyUpdate(room, patch, new Date(), newWebhookSecret);
+        await updateRoom(tx, next);
+        await emit(tx, makeEvent("room.updated", next, { source: SOURCE }));
+        return next;
+      }),
+    );
+    return roomDetailsFor(updated, caller.userId);
+  });
+
+  rpc.handle(roomsOps.delete, async ({ caller, id }) => {
+    requireUser(caller);
+    await sql.begin(async (tx) => {
+      const room = await ownedRoomForUpdate(tx, id, caller);
+      await deleteRoom(tx, id);
+      const gone = { ...room, version: room.version + 1, updated_at: new Date().toISOString() };
+      await emit(tx, makeEvent("room.deleted", gone, { source: SOURCE }));
+    });
+    return { status: "ok" };
+  });
+}

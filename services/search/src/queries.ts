@@ -1,0 +1,46 @@
+// GET /v1/transcripts/search over request/reply: visibility by the shared listing scope, ranking in
+// SQL, snippets and match counts per result (behaviour-search-notify-auth §1).
+import { isoformatUtc, listingScope, searchOps } from "@scribe/contracts";
+import { Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
+import type { SearchConfig } from "./config";
+import { combineSnippets, type SnippetSettings } from "./domain/snippets";
+import { searchTranscripts } from "./store";
+
+export function snippetSettings(config: SearchConfig): SnippetSettings {
+  return {
+    maxTotal: config.SEARCH_MAX_SNIPPETS,
+    maxFromSummary: config.LONG_SUMMARY_MAX_SNIPPETS,
+    contextLength: config.SEARCH_SNIPPET_CONTEXT_CHARS,
+    maxLength: config.SEARCH_SNIPPET_MAX_CHARS,
+  };
+}
+
+export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig): void {
+  const settings = snippetSettings(config);
+  rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id }) => {
+    const scope = listingScope(caller, config.PUBLIC_MODE);
+    if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
+    const text = q.trim() || null;
+    const { rows, total } = await searchTranscripts(sql, { text, scope, roomId: room_id ?? null, limit, offset });
+    const results = rows.map((r) => {
+      const { snippets, totalMatchCount } = text
+        ? combineSnippets({ longSummary: r.long_summary, webvttText: r.webvtt_text }, text, settings)
+        : { snippets: [], totalMatchCount: 0 };
+      return {
+        id: r.id,
+        title: r.title,
+        user_id: r.user_id,
+        room_id: r.room_id,
+        room_name: r.room_name,
+        source_kind: r.source_kind,
+        created_at: isoformatUtc(r.created_at),
+        status: r.status,
+        duration: r.duration,
+        search_snippets: snippets,
+        total_match_count: totalMatchCount,
+        change_seq: r.change_seq,
+      };
+    });
+    return { results, total, query: text, limit, offset };
+  });
+}

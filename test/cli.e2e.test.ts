@@ -1,0 +1,99 @@
+// The operator's CLI against a running system: streams, tail, dead letters (list and redrive).
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, serviceMigrations, type Bus } from "@scribe/kit";
+import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import { listDeadLetters, redriveDeadLetters } from "@scribe/cli/commands/dlq";
+import { tailStream, type TailedEvent } from "@scribe/cli/commands/tail";
+import { streamStatus } from "@scribe/cli/commands/streams";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSystem, type TestSystem } from "./support/system";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+let sys: TestSystem;
+let bus: Bus;
+
+async function scribe(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...sys.env },
+  });
+  return stdout;
+}
+async function collect(gen: AsyncGenerator<TailedEvent>): Promise<TailedEvent[]> {
+  const out: TailedEvent[] = [];
+  for await (const e of gen) out.push(e);
+  return out;
+}
+
+beforeAll(async () => {
+  sys = await startSystem({ label: "cli", services: ["rooms", "gateway"] });
+  bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "cli-test" });
+  const alice = sys.as("alice");
+  for (const name of ["cli-a", "cli-b", "cli-c"]) {
+    expect((await alice("/v1/rooms", { method: "POST", body: JSON.stringify({ name }) })).status).toBe(200);
+  }
+  await eventually(async () => (await collect(tailStream(bus, { stream: "ROOMS" }))).length === 3);
+});
+afterAll(async () => {
+  await bus.close();
+  await sys.stop();
+});
+
+describe("scribe CLI", () => {
+  it("streams: lists every stream with message counts", async () => {
+    const status = await streamStatus(sys.env);
+    expect(status.find((s) => s.stream.endsWith("_ROOMS"))?.messages).toBe(3);
+    expect(await scribe("streams")).toMatch(/_ROOMS\s+messages=3/);
+  });
+
+  it("tail: prints events, filtered by subject, from a sequence or a time", async () => {
+    const all = await collect(tailStream(bus, { stream: "rooms" }));
+    expect(all.map((e) => e.type)).toEqual(["room.created", "room.created", "room.created"]);
+    const one = all[1]!;
+    const bySubject = await collect(tailStream(bus, { stream: "ROOMS", subject: `rooms.room_created.${(one.data as { subject: string }).subject}` }));
+    expect(bySubject.map((e) => e.seq)).toEqual([one.seq]);
+    const fromSeq = await collect(tailStream(bus, { stream: "ROOMS", fromSeq: one.seq }));
+    expect(fromSeq.map((e) => e.seq)).toEqual([one.seq, all[2]!.seq]);
+    const since = await collect(tailStream(bus, { stream: "ROOMS", since: new Date(Date.parse(all[2]!.time)) }));
+    expect(since.map((e) => e.seq)).toContain(all[2]!.seq);
+    expect(since.map((e) => e.seq)).not.toContain(all[0]!.seq);
+
+    const lines = (await scribe("tail", "ROOMS", "--limit", "2")).trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0]!).type).toBe("room.created");
+  });
+
+  it("dlq: lists dead letters with consumer and reason, and redrive makes the failing consumer apply them", async () => {
+    // A consumer that cannot apply room cli-b until it is "fixed".
+    const db = sys.db.url;
+    const sql = connectDb(db, { schema: "clitest", max: 2 });
+    await migrate(sql, { schema: "clitest", migrations: serviceMigrations("clitest") });
+    await sql`create table if not exists seen (name text primary key)`;
+    let fixed = false;
+    const makeRunner = () =>
+      new ConsumerRunner({
+        bus, sql, log: createLogger("test", "silent"), name: "clitest.rooms", stream: "ROOMS", maxDeliver: 2, backoffMs: () => 10,
+        handlers: {
+          "room.created": async (tx, ev) => {
+            if (ev.data.name === "cli-b" && !fixed) throw new Error("cannot handle cli-b yet");
+            await tx`insert into seen (name) values (${ev.data.name})`;
+          },
+        },
+      });
+    const runner = makeRunner();
+    await runner.start();
+    await eventually(async () => (await listDeadLetters(bus, { consumer: "clitest.rooms" })).length === 1);
+    const [letter] = await listDeadLetters(bus, { consumer: "clitest.rooms" });
+    expect(letter).toMatchObject({ consumer: "clitest.rooms", reason: "cannot handle cli-b yet", deliveries: 2, eventType: "room.created" });
+    expect(await scribe("dlq", "list")).toContain("cannot handle cli-b yet");
+
+    fixed = true;
+    expect(await redriveDeadLetters(bus, [letter!.seq])).toEqual({ redriven: [letter!.seq], missing: [] });
+    await eventually(async () => (await sql`select name from seen order by name`).map((r) => r.name).join(",") === "cli-a,cli-b,cli-c");
+    expect(await listDeadLetters(bus)).toEqual([]);
+    await runner.stop();
+    await sql.end({ timeout: 1 });
+  });
+});

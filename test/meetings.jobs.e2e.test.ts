@@ -1,0 +1,86 @@
+// Periodic meeting processing with two workers (two meetings-service instances on one database):
+// each meeting is processed by exactly one of them per round, the other skips it and counts it.
+import { meetingsService } from "@scribe/meetings";
+import { metrics, startService, type RunningService } from "@scribe/kit";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import type { Client } from "./support/system";
+
+let sys: PlatformSystem;
+let second: RunningService;
+let alice: Client;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  sys = await startPlatformSystem({ label: "mtgjobs" });
+  second = await startService(meetingsService, sys.env);
+  alice = sys.as("alice");
+  sql = postgres(sys.db.url, { max: 2, onnotice: () => {} });
+});
+afterAll(async () => {
+  await sql?.end();
+  await second?.stop();
+  await sys?.stop();
+});
+
+const skippedMetric = async () => (await metrics.jobSkipped.get()).values.find((v) => v.labels.job === "meetings.process")?.value ?? 0;
+const workerB = (opts: { now: Date }) => (second.exports.processMeetings as PlatformSystem["processMeetings"])(opts);
+
+describe("meeting processing with two workers", () => {
+  let ids: string[];
+  beforeAll(async () => {
+    await roomWithMeetings(alice, { name: "busy" });
+    ids = [];
+    for (let i = 0; i < 6; i++) ids.push((await (await alice("/v1/rooms/busy/meeting", post({ allow_duplicated: true }))).json()).id);
+    // Two of them were used and are now empty: they must be deactivated, once.
+    for (const id of ids.slice(0, 2)) {
+      const name = (await (await alice(`/v1/rooms/busy/meetings/${id}`)).json()).room_name as string;
+      const { participant } = await sys.daily.join(name, { userName: "Visitor" });
+      // No meeting.ended: the simulator only sends it when asked to end sessions (here: presence only).
+      sys.daily.rooms.get(name)!.participants.find((p) => p.id === participant.id)!.leftAt = Date.now();
+    }
+  });
+
+  it("processes each meeting once per round; the other worker skips it and counts it (metric and round result)", async () => {
+    const before = await skippedMetric();
+    const now = new Date();
+    const [a, b] = await Promise.all([sys.processMeetings({ now }), workerB({ now })]);
+    const processed = [...a.processed, ...b.processed];
+    expect([...processed].sort()).toEqual([...ids].sort());
+    expect(new Set(processed).size).toBe(ids.length);
+    expect(a.skipped.length + b.skipped.length).toBe(ids.length);
+    expect([...a.skipped, ...b.skipped].sort()).toEqual([...ids].sort());
+    expect([...a.deactivated, ...b.deactivated].sort()).toEqual(ids.slice(0, 2).sort());
+    expect([...a.failed, ...b.failed]).toEqual([]);
+    expect((await skippedMetric()) - before).toBe(ids.length);
+
+    // The next round (a later start) processes the still-active meetings once more, again once each.
+    const later = new Date(now.getTime() + 1000);
+    const [c, d] = await Promise.all([workerB({ now: later }), sys.processMeetings({ now: later })]);
+    expect([...c.processed, ...d.processed].sort()).toEqual(ids.slice(2).sort());
+    expect(c.skipped.length + d.skipped.length).toBe(ids.length - 2);
+    const deactivated = await sql`select count(*)::int as n from meetings.meeting where id = any(${ids}) and not is_active`;
+    expect(deactivated[0]!.n).toBe(2);
+  });
+
+  it("skips a meeting whose lock another worker holds, without waiting for it", async () => {
+    const held = ids[2]!;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // A worker in the middle of processing `held` (its transaction holds the meeting's lock).
+    const holder = sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('scribe:meetings:process'), hashtext(${held}))`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const round = await workerB({ now: new Date(Date.now() + 60_000) });
+    release();
+    await holder;
+    expect(round.skipped).toEqual([held]);
+    expect(round.processed.sort()).toEqual(ids.slice(3).sort());
+  });
+});

@@ -1,0 +1,77 @@
+// A meeting on platform B (Whereby) end to end through HTTP with the Whereby simulator: participants
+// arrive and leave (signed webhooks), the room session ends and deactivates the meeting, and the one
+// recording file becomes a recording.available event.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RECORDED_MEETING_EVENTS, meetingEventsUntil, post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import type { Client } from "./support/system";
+
+let sys: PlatformSystem;
+let alice: Client;
+
+beforeAll(async () => {
+  sys = await startPlatformSystem({ label: "mtgwhereby", whereby: { endSessionWhenEmpty: true } });
+  alice = sys.as("alice");
+});
+afterAll(async () => sys?.stop());
+
+describe("a Whereby meeting end to end", () => {
+  it("runs from creation through participants and the session's end to recording.available with one file", async () => {
+    await roomWithMeetings(alice, { name: "retro", platform: "whereby" });
+    const meeting = await (await alice("/v1/rooms/retro/meeting", post({}))).json();
+    expect(meeting).toMatchObject({ platform: "whereby", is_active: true });
+    expect(meeting.host_room_url).toContain("roomKey=");
+
+    const zoe = await sys.whereby.join(meeting.id, { displayName: "Zoë" });
+    const yann = await sys.whereby.join(meeting.id, { displayName: "Yann" });
+    expect([zoe.webhook.status, yann.webhook.status]).toEqual([200, 200]);
+    expect((await (await alice(`/v1/rooms/retro/meetings/${meeting.id}`)).json()).num_clients).toBe(2);
+
+    await sys.whereby.leave(meeting.id, zoe.participantId);
+    const last = await sys.whereby.leave(meeting.id, yann.participantId);
+    expect(last.ended?.status).toBe(200);
+    expect(await (await alice(`/v1/rooms/retro/meetings/${meeting.id}`)).json()).toMatchObject({ is_active: false, num_clients: 0 });
+
+    const rec = await sys.whereby.finishRecording({ meetingId: meeting.id });
+    expect(rec.webhook.status).toBe(200);
+    expect(await sys.whereby.storage.head(rec.key)).toMatchObject({ size: rec.size });
+
+    const events = await meetingEventsUntil(sys, meeting.id, "recording.available");
+    expect(events.map((e) => e.type)).toEqual(RECORDED_MEETING_EVENTS);
+    expect(events.find((e) => e.type === "meeting.deactivated")!.data.deactivation_reason).toBe("session_ended");
+    expect(events.find((e) => e.type === "recording.available")!.data).toMatchObject({
+      recording_id: rec.recordingId,
+      meeting_id: meeting.id,
+      room_name: "retro",
+      platform: "whereby",
+      kind: "file",
+      bucket: sys.whereby.bucket,
+      tracks: [],
+      file: { key: rec.key, size: rec.size },
+      store_video: false,
+      participants: [
+        { participant_id: zoe.participantId, name: "Zoë", user_id: null },
+        { participant_id: yann.participantId, name: "Yann", user_id: null },
+      ],
+    });
+  });
+
+  it("deactivates from room sessions when the webhooks were missed, at the next processing round", async () => {
+    await roomWithMeetings(alice, { name: "quiet", platform: "whereby" });
+    const meeting = await (await alice("/v1/rooms/quiet/meeting", post({}))).json();
+    const sim = sys.whereby.meetings.get(meeting.id)!;
+    sim.sessions.push({ roomSessionId: "s-1", startedAt: new Date().toISOString(), endedAt: null });
+    expect((await sys.processMeetings()).deactivated).not.toContain(meeting.id);
+    sim.sessions[0]!.endedAt = new Date().toISOString();
+    expect((await sys.processMeetings()).deactivated).toContain(meeting.id);
+    const events = await meetingEventsUntil(sys, meeting.id, "meeting.deactivated");
+    expect(events.at(-1)!.data.deactivation_reason).toBe("everyone_left");
+  });
+
+  it("keeps a never-used meeting through the join window, then deactivates it", async () => {
+    await roomWithMeetings(alice, { name: "unused", platform: "whereby" });
+    const meeting = await (await alice("/v1/rooms/unused/meeting", post({}))).json();
+    const created = Date.now();
+    expect((await sys.processMeetings({ now: new Date(created + 60_000) })).deactivated).not.toContain(meeting.id);
+    expect((await sys.processMeetings({ now: new Date(created + 301_000) })).deactivated).toContain(meeting.id);
+  });
+});

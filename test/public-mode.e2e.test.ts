@@ -1,0 +1,52 @@
+// PUBLIC_MODE: anonymous callers may list and search, and see every non-deleted transcript there (the
+// reference's rule, kept deliberately); reading one transcript still follows its share mode.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSystem, type TestSystem } from "./support/system";
+import { TranscriptWriter } from "./support/transcripts";
+
+let sys: TestSystem;
+let tw: TranscriptWriter;
+const t: Record<string, string> = {};
+
+beforeAll(async () => {
+  sys = await startSystem({ label: "public", services: ["projection", "search", "gateway"], env: { PUBLIC_MODE: "true", DATABASE_POOL_SIZE: "3" } });
+  tw = await TranscriptWriter.connect(sys.prefix);
+  const mk = async (key: string, o: Parameters<TranscriptWriter["create"]>[0]) => {
+    t[key] = (await tw.create({ title: "Pangolin review", ...o })).id;
+    await tw.applied(t[key]!);
+  };
+  await mk("alicePrivate", { user_id: "alice", share_mode: "private" });
+  await mk("ownerless", { user_id: null });
+  await mk("deleted", { user_id: "alice", deleted_at: new Date().toISOString() });
+});
+afterAll(async () => {
+  await tw?.close();
+  await sys?.stop();
+});
+
+describe("PUBLIC_MODE", () => {
+  it("lets anonymous callers list every non-deleted transcript", async () => {
+    const res = await sys.as(null)("/v1/transcripts");
+    expect(res.status).toBe(200);
+    const ids = (await res.json()).items.map((i: { id: string }) => i.id);
+    expect(ids.sort()).toEqual([t.alicePrivate, t.ownerless].sort());
+  });
+
+  it("lets anonymous callers search every non-deleted transcript", async () => {
+    const res = await sys.as(null)("/v1/transcripts/search?q=pangolin");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.total).toBe(2);
+  });
+
+  it("still answers 403 to an anonymous read of a private transcript, and reads ownerless ones", async () => {
+    expect((await sys.as(null)(`/v1/transcripts/${t.alicePrivate}`)).status).toBe(403);
+    expect((await sys.as(null)(`/v1/transcripts/${t.ownerless}`)).status).toBe(200);
+  });
+
+  it("keeps signed-in users to their own transcripts and shared rooms", async () => {
+    const ids = (await (await sys.as("bob")("/v1/transcripts")).json()).items;
+    expect(ids).toEqual([]);
+    expect((await (await sys.as("bob")("/v1/transcripts/search?q=pangolin")).json()).total).toBe(0);
+  });
+});

@@ -1,0 +1,4 @@
+// Recordings and media end to end with the local storage driver (see support/media-suite.ts).
+import { mediaSuite } from "./support/media-suite";
+
+mediaSuite("local");

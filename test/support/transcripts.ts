@@ -1,0 +1,157 @@
+// Test stand-in for the transcription service (another branch): keeps transcript states and their
+// versions and publishes the TRANSCRIPTS events it would emit, straight onto the test's bus prefix.
+import { randomUUID } from "node:crypto";
+import { makeEvent, type EventInput, type EventType, type RoomState, type TopicRecord, type TranscriptState, type Word } from "@scribe/contracts";
+import { ANONYMOUS, projectionOps } from "@scribe/contracts";
+import { connectBus, rpcCall, type Bus } from "@scribe/kit";
+import { TEST_NATS_URL } from "@scribe/kit/testing";
+
+export function newTranscript(overrides: Partial<TranscriptState> = {}): TranscriptState {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    version: 1,
+    name: "Transcript",
+    status: "ended",
+    error: null,
+    locked: false,
+    duration: 60_000,
+    created_at: now,
+    updated_at: now,
+    title: null,
+    short_summary: null,
+    long_summary: null,
+    action_items: null,
+    participants: [],
+    source_language: "en",
+    target_language: "en",
+    reviewed: false,
+    audio_location: "storage",
+    audio_deleted: null,
+    user_id: null,
+    share_mode: "private",
+    source_kind: "room",
+    meeting_id: null,
+    recording_id: null,
+    room_id: null,
+    webvtt: null,
+    deleted_at: null,
+    ...overrides,
+  };
+}
+
+/** A room as ROOMS events carry it (for tests that do not run the rooms service). */
+export function roomState(overrides: Partial<RoomState> = {}): RoomState {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    name: `room-${randomUUID().slice(0, 8)}`,
+    user_id: "owner",
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    zulip_auto_post: false,
+    zulip_stream: "",
+    zulip_topic: "",
+    is_locked: false,
+    room_mode: "normal",
+    recording_type: "cloud",
+    recording_trigger: "automatic-2nd-participant",
+    is_shared: false,
+    ics_url: null,
+    ics_fetch_interval: 300,
+    ics_enabled: false,
+    ics_last_sync: null,
+    ics_last_etag: null,
+    platform: "daily",
+    skip_consent: false,
+    email_transcript_to: null,
+    store_video: false,
+    webhook_url: null,
+    webhook_secret: null,
+    ...overrides,
+  };
+}
+
+export const word = (text: string, start: number, end: number, speaker = 0): Word => ({ text, start, end, speaker });
+
+export function topicRecord(words: Word[], extra: Partial<TopicRecord> = {}): TopicRecord {
+  return { id: randomUUID(), title: "Topic", summary: "Summary", timestamp: words[0]?.start ?? 0, duration: null, transcript: null, words, ...extra };
+}
+
+/** A WebVTT document with one cue per given caption (what the transcription service stores). */
+export function vtt(...captions: string[]): string {
+  return `WEBVTT\n${captions.map((c, i) => `\n00:00:${String(i * 2).padStart(2, "0")}.000 --> 00:00:${String(i * 2 + 2).padStart(2, "0")}.000\n<v Speaker0>${c}\n`).join("")}`;
+}
+
+export class TranscriptWriter {
+  private readonly states = new Map<string, TranscriptState>();
+  private constructor(readonly bus: Bus) {}
+
+  static async connect(prefix: string): Promise<TranscriptWriter> {
+    return new TranscriptWriter(await connectBus({ url: TEST_NATS_URL, prefix, name: "test-transcripts" }));
+  }
+
+  /** `id` fixes the event id; `msgId` overrides JetStream's de-duplication id (a redelivery past its window). */
+  async publish<T extends EventType>(type: T, data: EventInput<T>, opts: { id?: string; msgId?: string } = {}): Promise<string> {
+    const { event, subject } = makeEvent(type, data, { source: "test/transcription", ...(opts.id ? { id: opts.id } : {}) });
+    await this.bus.js.publish(this.bus.subject(subject), JSON.stringify(event), { msgID: opts.msgId ?? event.id });
+    return event.id;
+  }
+
+  state(id: string): TranscriptState {
+    const s = this.states.get(id);
+    if (!s) throw new Error(`unknown transcript ${id}`);
+    return s;
+  }
+
+  private next(id: string): number {
+    return this.state(id).version + 1;
+  }
+
+  async create(overrides: Partial<TranscriptState> = {}): Promise<TranscriptState> {
+    const s = newTranscript(overrides);
+    this.states.set(s.id, s);
+    await this.publish("transcript.created", s);
+    return s;
+  }
+
+  async update(id: string, patch: Partial<TranscriptState>, opts: { eventId?: string } = {}): Promise<TranscriptState> {
+    const s = { ...this.state(id), ...patch, version: this.next(id), updated_at: new Date().toISOString() };
+    this.states.set(id, s);
+    await this.publish("transcript.updated", s, opts.eventId ? { id: opts.eventId } : {});
+    return s;
+  }
+
+  async upsertTopic(id: string, position: number, topic: TopicRecord): Promise<number> {
+    const version = this.next(id);
+    this.states.set(id, { ...this.state(id), version });
+    await this.publish("transcript.topic.upserted", { transcript_id: id, version, position, topic });
+    return version;
+  }
+
+  async clearTopics(id: string): Promise<number> {
+    const version = this.next(id);
+    this.states.set(id, { ...this.state(id), version });
+    await this.publish("transcript.topics.cleared", { transcript_id: id, version });
+    return version;
+  }
+
+  async destroy(id: string): Promise<TranscriptState> {
+    const s = { ...this.state(id), version: this.next(id) };
+    this.states.set(id, s);
+    await this.publish("transcript.destroyed", { transcript: s });
+    return s;
+  }
+
+  /** Wait until the read model holds the transcript's current version (read-your-writes). */
+  async applied(id: string, timeoutMs = 10_000): Promise<void> {
+    const version = this.state(id).version;
+    const r = await rpcCall(this.bus, projectionOps.awaitVersion, { caller: ANONYMOUS, id, version, timeout_ms: timeoutMs }, { timeoutMs: timeoutMs + 2000 });
+    if (!r.reached) throw new Error(`read model holds version ${r.version} of ${id}, expected ${version}`);
+  }
+
+  async close(): Promise<void> {
+    await this.bus.close();
+  }
+}

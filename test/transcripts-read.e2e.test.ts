@@ -1,0 +1,343 @@
+// Transcript reads end to end: events from the (stand-in) transcription service and the real rooms
+// service are folded by the projection and read through the gateway (api.md §2.9–2.12).
+import { randomUUID } from "node:crypto";
+import { eventually } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSystem, type Client, type TestSystem } from "./support/system";
+import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
+
+let sys: TestSystem;
+let tw: TranscriptWriter;
+let alice: Client;
+let bob: Client;
+let anon: Client;
+
+beforeAll(async () => {
+  sys = await startSystem({ label: "tread", services: ["rooms", "projection", "gateway"], env: { DATABASE_POOL_SIZE: "3" } });
+  tw = await TranscriptWriter.connect(sys.prefix);
+  alice = sys.as("alice");
+  bob = sys.as("bob");
+  anon = sys.as(null);
+});
+afterAll(async () => {
+  await tw?.close();
+  await sys?.stop();
+});
+
+const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
+async function createRoom(as: Client, name: string, extra: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
+  const res = await as("/v1/rooms", post({ name, ...extra }));
+  expect(res.status).toBe(200);
+  return res.json();
+}
+async function getJson(as: Client, path: string, status = 200) {
+  const res = await as(path);
+  expect(res.status, `${path}: ${await res.clone().text()}`).toBe(status);
+  return res.json();
+}
+
+const people = [
+  { id: "p1", speaker: 0, name: "John Smith", user_id: null },
+  { id: "p2", speaker: 1, name: "Jane Doe", user_id: "jane" },
+];
+
+describe("GET /v1/transcripts/{id}", () => {
+  let id: string;
+  beforeAll(async () => {
+    const room = await createRoom(alice, "formats-room");
+    const t = await tw.create({ user_id: "alice", room_id: room.id, title: "Weekly", participants: people, action_items: null });
+    id = t.id;
+    await tw.upsertTopic(id, 0, topicRecord([word("Hello", 0, 1), word(" world.", 1, 2)]));
+    await tw.upsertTopic(id, 1, topicRecord([word("How", 65, 66, 1), word(" are", 66, 67, 1), word(" you?", 67, 68, 1)]));
+    await tw.applied(id);
+    await eventually(async () => (await getJson(alice, `/v1/transcripts/${id}`)).room_name === "formats-room");
+  });
+
+  it("answers the text format by default with participants (email null) and the room's name", async () => {
+    const t = await getJson(alice, `/v1/transcripts/${id}`);
+    expect(t).toMatchObject({
+      id,
+      user_id: "alice",
+      title: "Weekly",
+      transcript_format: "text",
+      transcript: "John Smith: Hello world.\nJane Doe: How are you?",
+      room_name: "formats-room",
+      has_cloud_video: false,
+      cloud_video_duration: null,
+      duration: 60000,
+    });
+    expect(t.participants).toEqual([
+      { id: "p1", speaker: 0, name: "John Smith", user_id: null, email: null },
+      { id: "p2", speaker: 1, name: "Jane Doe", user_id: "jane", email: null },
+    ]);
+    expect(t.created_at).toMatch(/\+00:00$/);
+    expect(t.change_seq).toEqual(expect.any(Number));
+    expect(t).not.toHaveProperty("deleted_at");
+    // Generation failed or has not run: null, not missing (decision).
+    expect(t.action_items).toBeNull();
+  });
+
+  it("carries the action items on the single-transcript answer only", async () => {
+    const items = {
+      decisions: [{ decision: "Move the launch to March", rationale: null, decided_by: "Jane Doe", decided_by_participant_id: "p2" }],
+      next_steps: [{ task: "Send the budget report", assigned_to: "John Smith", assigned_to_participant_id: "p1", deadline: "Friday", context: null }],
+    };
+    const t = await tw.create({ user_id: "alice", title: "With action items", action_items: items });
+    await tw.applied(t.id);
+    const got = await getJson(alice, `/v1/transcripts/${t.id}?transcript_format=json`);
+    expect(got.action_items).toEqual(items);
+    const listed = (await getJson(alice, "/v1/transcripts?size=100")).items.find((i: { id: string }) => i.id === t.id);
+    expect(listed).not.toHaveProperty("action_items");
+  });
+
+  it("renders text-timestamped, webvtt-named and json", async () => {
+    expect((await getJson(alice, `/v1/transcripts/${id}?transcript_format=text-timestamped`)).transcript).toBe(
+      "[00:00] John Smith: Hello world.\n[01:05] Jane Doe: How are you?",
+    );
+    const vtt = await getJson(alice, `/v1/transcripts/${id}?transcript_format=webvtt-named`);
+    expect(vtt.transcript_format).toBe("webvtt-named");
+    expect(vtt.transcript).toContain("WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v John Smith>Hello world.\n");
+    const json = await getJson(alice, `/v1/transcripts/${id}?transcript_format=json`);
+    expect(json.transcript).toEqual([
+      { speaker: 0, speaker_name: "John Smith", text: "Hello world.", start: 0, end: 2 },
+      { speaker: 1, speaker_name: "Jane Doe", text: "How are you?", start: 65, end: 68 },
+    ]);
+  });
+
+  it("refuses an unknown format with 422", async () => {
+    const res = await alice(`/v1/transcripts/${id}?transcript_format=srt`);
+    expect(res.status).toBe(422);
+    expect((await res.json()).detail[0].loc).toEqual(["query", "transcript_format"]);
+  });
+
+  it("lists participants and reads one, 404 for an unknown one", async () => {
+    expect(await getJson(alice, `/v1/transcripts/${id}/participants`)).toEqual([
+      { id: "p1", speaker: 0, name: "John Smith" },
+      { id: "p2", speaker: 1, name: "Jane Doe" },
+    ]);
+    expect(await getJson(alice, `/v1/transcripts/${id}/participants/p2`)).toEqual({ id: "p2", speaker: 1, name: "Jane Doe" });
+    expect(await getJson(alice, `/v1/transcripts/${id}/participants/nope`, 404)).toEqual({ detail: "Participant not found" });
+  });
+});
+
+describe("topics", () => {
+  const interleaved = [word("Hello ", 0, 0.5, 0), word("I'm ", 0.5, 0.8, 1), word("there.", 0.5, 1, 0), word("good.", 1, 1.5, 1)];
+  let multi: string;
+  let single: string;
+  let topicId: string;
+  beforeAll(async () => {
+    const recordingId = randomUUID();
+    await tw.publish("recording.ready", {
+      recording_id: recordingId,
+      kind: "multitrack",
+      source: "platform",
+      bucket: "b",
+      tracks: [
+        { key: "t1.webm", start_offset_seconds: 0, participant_id: "a", participant_name: "Alice", user_id: null, size: 1 },
+        { key: "t2.webm", start_offset_seconds: 0, participant_id: "b", participant_name: "Bob", user_id: null, size: 1 },
+      ],
+      file: null,
+      transcript_id: null,
+      meeting_id: null,
+      room_id: null,
+      room_name: null,
+      owner_user_id: null,
+      platform: "daily",
+      recorded_at: new Date().toISOString(),
+      duration_seconds: null,
+      participants: [],
+    });
+    multi = (await tw.create({ recording_id: recordingId, share_mode: "public" })).id;
+    single = (await tw.create({ share_mode: "public" })).id;
+    const topic = topicRecord(interleaved);
+    topicId = topic.id;
+    await tw.upsertTopic(multi, 0, topic);
+    await tw.upsertTopic(single, 0, topicRecord(interleaved));
+    await tw.applied(multi);
+    await tw.applied(single);
+  });
+
+  it("segments a multitrack recording's topic by sentence and a single-track one by speaker change", async () => {
+    const [m] = await eventually(async () => {
+      const topics = await getJson(anon, `/v1/transcripts/${multi}/topics`);
+      return topics[0].segments.length === 2 ? topics : null;
+    });
+    expect(m.segments.map((s: { text: string }) => s.text)).toEqual(["Hello there.", "I'm good."]);
+    expect(m).toMatchObject({ id: topicId, transcript: "Hello I'm there.good.", duration: 1.5 });
+    const [s] = await getJson(anon, `/v1/transcripts/${single}/topics`);
+    expect(s.segments).toHaveLength(4);
+  });
+
+  it("adds the words with /with-words and runs of speakers with /words-per-speaker", async () => {
+    const [t] = await getJson(anon, `/v1/transcripts/${multi}/topics/with-words`);
+    expect(t.segments).toHaveLength(2);
+    expect(t.words).toHaveLength(4);
+    const per = await getJson(anon, `/v1/transcripts/${multi}/topics/${topicId}/words-per-speaker`);
+    expect(per.words_per_speaker.map((r: { speaker: number; words: unknown[] }) => [r.speaker, r.words.length])).toEqual([
+      [0, 1],
+      [1, 1],
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(await getJson(anon, `/v1/transcripts/${multi}/topics/nope/words-per-speaker`, 404)).toEqual({ detail: "Topic not found" });
+  });
+
+  it("replaces a topic at its position and starts over after a clear", async () => {
+    const id = (await tw.create({ share_mode: "public" })).id;
+    await tw.upsertTopic(id, 0, topicRecord([word("one", 0, 1)], { title: "First" }));
+    await tw.upsertTopic(id, 1, topicRecord([word("two", 1, 2)], { title: "Second" }));
+    await tw.upsertTopic(id, 0, topicRecord([word("uno", 0, 1)], { title: "First again" }));
+    await tw.applied(id);
+    expect((await getJson(anon, `/v1/transcripts/${id}/topics`)).map((t: { title: string }) => t.title)).toEqual(["First again", "Second"]);
+    await tw.clearTopics(id);
+    await tw.upsertTopic(id, 0, topicRecord([word("fresh", 0, 1)], { title: "Fresh" }));
+    await tw.applied(id);
+    expect((await getJson(anon, `/v1/transcripts/${id}/topics`)).map((t: { title: string }) => t.title)).toEqual(["Fresh"]);
+  });
+});
+
+describe("who may read a transcript", () => {
+  it("applies READ: owner, share modes, ownerless, deleted and unknown transcripts", async () => {
+    const priv = await tw.create({ user_id: "alice", share_mode: "private" });
+    const semi = await tw.create({ user_id: "alice", share_mode: "semi-private" });
+    const pub = await tw.create({ user_id: "alice", share_mode: "public" });
+    const ownerless = await tw.create({ user_id: null, share_mode: "private" });
+    const deleted = await tw.create({ user_id: "alice", share_mode: "public" });
+    await tw.update(deleted.id, { deleted_at: new Date().toISOString() });
+    for (const t of [priv, semi, pub, ownerless, deleted]) await tw.applied(t.id);
+
+    await getJson(alice, `/v1/transcripts/${priv.id}`);
+    expect(await getJson(bob, `/v1/transcripts/${priv.id}`, 403)).toEqual({ detail: "Transcript access denied" });
+    await getJson(anon, `/v1/transcripts/${priv.id}/topics`, 403);
+    await getJson(bob, `/v1/transcripts/${semi.id}`);
+    await getJson(anon, `/v1/transcripts/${semi.id}`, 403);
+    await getJson(anon, `/v1/transcripts/${pub.id}`);
+    await getJson(anon, `/v1/transcripts/${ownerless.id}`);
+    await getJson(bob, `/v1/transcripts/${ownerless.id}/participants`);
+    expect(await getJson(alice, `/v1/transcripts/${deleted.id}`, 404)).toEqual({ detail: "Transcript not found" });
+    expect(await getJson(alice, `/v1/transcripts/${randomUUID()}`, 404)).toEqual({ detail: "Transcript not found" });
+  });
+});
+
+describe("GET /v1/transcripts", () => {
+  let shared: { id: string };
+  let mine: { id: string };
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    mine = await createRoom(alice, "list-alice");
+    shared = await createRoom(bob, "list-shared", { is_shared: true });
+    const t = async (key: string, o: Parameters<TranscriptWriter["create"]>[0], createdAt: string) => {
+      ids[key] = (await tw.create({ ...o, created_at: createdAt, updated_at: createdAt })).id;
+      await tw.applied(ids[key]!);
+    };
+    await t("a1", { user_id: "lister", title: "Alpha planning", room_id: mine.id, source_kind: "room" }, "2026-01-01T10:00:00.000Z");
+    await t("a2", { user_id: "lister", title: "Beta review", source_kind: "file" }, "2026-01-02T10:00:00.000Z");
+    await t("a3", { user_id: "lister", title: "100%_done", source_kind: "live" }, "2026-01-03T10:00:00.000Z");
+    await t("b1", { user_id: "bob", title: "Bob in shared room", room_id: shared.id }, "2026-01-04T10:00:00.000Z");
+    await t("b2", { user_id: "bob", title: "Bob private", share_mode: "public" }, "2026-01-05T10:00:00.000Z");
+    await eventually(async () => {
+      const page = await getJson(sys.as("lister"), "/v1/transcripts");
+      return page.items.find((i: { id: string }) => i.id === ids.b1)?.room_name === "list-shared";
+    });
+  });
+  const lister = () => sys.as("lister");
+  const itemIds = (page: { items: { id: string }[] }) => page.items.map((i) => i.id);
+
+  it("lists the caller's own transcripts and those of shared rooms, newest first, without heavy fields", async () => {
+    const page = await getJson(lister(), "/v1/transcripts");
+    expect(itemIds(page)).toEqual([ids.b1, ids.a3, ids.a2, ids.a1]);
+    expect(page).toMatchObject({ total: 4, page: 1, size: 50, pages: 1 });
+    const item = page.items.find((i: { id: string }) => i.id === ids.a1);
+    expect(item).toMatchObject({ room_name: "list-alice", has_cloud_video: false, cloud_video_duration: null, title: "Alpha planning" });
+    for (const key of ["participants", "topics", "action_items", "transcript", "deleted_at"]) expect(item).not.toHaveProperty(key);
+  });
+
+  it("filters by room, source kind and a literal title substring", async () => {
+    expect(itemIds(await getJson(lister(), `/v1/transcripts?room_id=${mine.id}`))).toEqual([ids.a1]);
+    expect(itemIds(await getJson(lister(), "/v1/transcripts?source_kind=file"))).toEqual([ids.a2]);
+    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=ALPHA"))).toEqual([ids.a1]);
+    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=0%25_"))).toEqual([ids.a3]);
+    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=%25"))).toEqual([ids.a3]);
+    await getJson(lister(), "/v1/transcripts?source_kind=zoom", 422);
+    await getJson(lister(), "/v1/transcripts?sort_by=title", 422);
+  });
+
+  it("pages with page and size", async () => {
+    const p1 = await getJson(lister(), "/v1/transcripts?size=3");
+    const p2 = await getJson(lister(), "/v1/transcripts?size=3&page=2");
+    expect(p1).toMatchObject({ total: 4, size: 3, pages: 2, page: 1 });
+    expect(itemIds(p1)).toEqual([ids.b1, ids.a3, ids.a2]);
+    expect(itemIds(p2)).toEqual([ids.a1]);
+    await getJson(lister(), "/v1/transcripts?size=101", 422);
+    await getJson(lister(), "/v1/transcripts?page=0", 422);
+  });
+
+  it("does not list another user's transcript outside a shared room, whatever its share mode", async () => {
+    expect(itemIds(await getJson(lister(), "/v1/transcripts"))).not.toContain(ids.b2);
+    expect(itemIds(await getJson(bob, "/v1/transcripts"))).toEqual(expect.arrayContaining([ids.b1, ids.b2]));
+  });
+
+  it("answers 401 to anonymous callers outside PUBLIC_MODE", async () => {
+    expect(await getJson(anon, "/v1/transcripts", 401)).toEqual({ detail: "Not authenticated" });
+  });
+
+  it("serves the change feed by change_seq, deletions included with deleted_at", async () => {
+    const feedOf = async (from: number) => (await getJson(lister(), `/v1/transcripts?sort_by=change_seq&change_seq_from=${from}&size=100`)).items;
+    const all = await feedOf(0);
+    const seqs = all.map((i: { change_seq: number }) => i.change_seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(all.every((i: { deleted_at: unknown }) => i.deleted_at === null)).toBe(true);
+    const checkpoint = Math.max(...seqs);
+    expect(await feedOf(checkpoint)).toEqual([]);
+
+    await tw.update(ids.a2!, { deleted_at: "2026-02-01T00:00:00.000Z" });
+    await tw.applied(ids.a2!);
+    const [deleted] = await feedOf(checkpoint);
+    expect(deleted).toMatchObject({ id: ids.a2, deleted_at: "2026-02-01T00:00:00+00:00" });
+    expect(itemIds(await getJson(lister(), "/v1/transcripts"))).not.toContain(ids.a2);
+
+    await tw.destroy(ids.a2!);
+    await tw.applied(ids.a2!);
+    const [destroyed] = await feedOf(deleted.change_seq);
+    expect(destroyed).toMatchObject({ id: ids.a2, title: null, deleted_at: "2026-02-01T00:00:00+00:00" });
+    expect(destroyed.change_seq).toBeGreaterThan(deleted.change_seq);
+    await getJson(lister(), `/v1/transcripts/${ids.a2}`, 404);
+  });
+});
+
+describe("events applied twice or out of order", () => {
+  it("ignores a redelivered event and a stale state", async () => {
+    const t = await tw.create({ share_mode: "public", title: "v1" });
+    const v2 = await tw.update(t.id, { title: "v2" });
+    await tw.update(t.id, { title: "v3" });
+    await tw.applied(t.id);
+    const before = await getJson(anon, `/v1/transcripts/${t.id}`);
+    // An old state under a new event id (a re-driven stream, a late retry) is stale: no change.
+    await tw.publish("transcript.updated", { ...v2, title: "stale" });
+    // The very same event again (same event id, past JetStream's duplicate window) is dropped by the
+    // inbox, even though its content would apply (it is newer than what the model holds).
+    const eventId = randomUUID();
+    const v4 = await tw.update(t.id, { title: "v4" }, { eventId });
+    await tw.publish("transcript.updated", { ...v4, version: 5, title: "twice" }, { id: eventId, msgId: randomUUID() });
+    await tw.update(t.id, { name: "marker" });
+    await tw.applied(t.id);
+    const after = await getJson(anon, `/v1/transcripts/${t.id}`);
+    expect(after).toMatchObject({ title: "v4", name: "marker" });
+    expect(after.change_seq).toBeGreaterThan(before.change_seq);
+  });
+
+  it("converges when a topic arrives after a later clear (per-position versions behind the clear)", async () => {
+    const t = await tw.create({ share_mode: "public" });
+    const old = topicRecord([word("old", 0, 1)], { title: "Old" });
+    const oldVersion = await tw.upsertTopic(t.id, 0, old);
+    await tw.clearTopics(t.id);
+    await tw.upsertTopic(t.id, 0, topicRecord([word("new", 0, 1)], { title: "New" }));
+    await tw.applied(t.id);
+    // The old upsert delivered again late: behind the clear, so ignored.
+    await tw.publish("transcript.topic.upserted", { transcript_id: t.id, version: oldVersion, position: 0, topic: old });
+    await tw.publish("transcript.topic.upserted", { transcript_id: t.id, version: oldVersion, position: 3, topic: old });
+    await tw.update(t.id, { name: "after" });
+    await tw.applied(t.id);
+    expect((await getJson(anon, `/v1/transcripts/${t.id}/topics`)).map((x: { title: string }) => x.title)).toEqual(["New"]);
+  });
+});
