@@ -116,6 +116,36 @@ export const TranscriptDestroyed = z.object({
   reason: z.enum(["user", "retention"]).default("user"),
 });
 
+/** Realtime pipeline event names (behaviour-transcripts-pipelines §2.1). */
+export const PipelineEventName = z.enum([
+  "TRANSCRIPT",
+  "TOPIC",
+  "STATUS",
+  "FINAL_TITLE",
+  "FINAL_LONG_SUMMARY",
+  "FINAL_SHORT_SUMMARY",
+  "ACTION_ITEMS",
+  "DURATION",
+  "WAVEFORM",
+]);
+export type PipelineEventName = z.infer<typeof PipelineEventName>;
+
+/**
+ * One entry of a transcript's event log (the reference's `events` column): published as it happens
+ * so the gateway's WebSockets push it, and kept on the stream so a socket that connects later gets
+ * the stored ones replayed (§2.3). `data` is the payload of §2.1 for `event`.
+ */
+export const TranscriptEventAppended = z.object({
+  transcript_id: z.string(),
+  /** Owner: STATUS, FINAL_TITLE and DURATION also go to the owner's user socket (§2.2). */
+  user_id: z.string().nullable(),
+  /** The workflow run that produced it; null for events not produced by a run. */
+  run_id: z.string().nullable().default(null),
+  event: PipelineEventName,
+  data: z.record(z.string(), z.unknown()),
+});
+export type TranscriptEventAppended = z.infer<typeof TranscriptEventAppended>;
+
 export const transcriptEvents = [
   defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
   /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
@@ -127,4 +157,6 @@ export const transcriptEvents = [
   defineEvent({ type: "transcript.completed", stream: "TRANSCRIPTS", version: 1, data: TranscriptCompleted, aggregateId: (d) => d.transcript.id }),
   /** Permanently deleted (after a soft delete). */
   defineEvent({ type: "transcript.destroyed", stream: "TRANSCRIPTS", version: 1, data: TranscriptDestroyed, aggregateId: (d) => d.transcript.id }),
+  /** An entry of the transcript's realtime event log (WebSockets); read models ignore it. */
+  defineEvent({ type: "transcript.event.appended", stream: "TRANSCRIPTS", version: 1, data: TranscriptEventAppended, aggregateId: (d) => d.transcript_id }),
 ] as const;

@@ -43,7 +43,7 @@ export function testPrefix(label = "t"): string {
 
 /** Poll until `fn` returns a truthy value or the deadline passes (no fixed sleeps in tests). */
 export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let last: unknown;
   for (;;) {
     try {
@@ -53,7 +53,7 @@ export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${opts.message ?? "condition not met"} within ${opts.timeoutMs ?? 10_000} ms${last ? `: ${(last as Error).message}` : ""}`);
+      throw new Error(`${opts.message ?? "condition not met"} within ${opts.timeoutMs ?? 20_000} ms${last ? `: ${(last as Error).message}` : ""}`);
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }
