@@ -146,6 +146,17 @@ export const TranscriptEventAppended = z.object({
 });
 export type TranscriptEventAppended = z.infer<typeof TranscriptEventAppended>;
 
+/**
+ * A change its owner's user socket announces (§2.2): TRANSCRIPT_CREATED on create (owned
+ * transcripts only), TRANSCRIPT_DELETED on soft delete, TRANSCRIPT_RESTORED on restore. Destroy is
+ * announced from transcript.destroyed.
+ */
+export const TranscriptLifecycleChanged = z.object({
+  transcript_id: z.string(),
+  user_id: z.string(),
+  action: z.enum(["created", "deleted", "restored"]),
+});
+
 export const transcriptEvents = [
   defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
   /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
@@ -159,4 +170,6 @@ export const transcriptEvents = [
   defineEvent({ type: "transcript.destroyed", stream: "TRANSCRIPTS", version: 1, data: TranscriptDestroyed, aggregateId: (d) => d.transcript.id }),
   /** An entry of the transcript's realtime event log (WebSockets); read models ignore it. */
   defineEvent({ type: "transcript.event.appended", stream: "TRANSCRIPTS", version: 1, data: TranscriptEventAppended, aggregateId: (d) => d.transcript_id }),
+  /** For the owner's user socket only; read models ignore it. */
+  defineEvent({ type: "transcript.lifecycle.changed", stream: "TRANSCRIPTS", version: 1, data: TranscriptLifecycleChanged, aggregateId: (d) => d.transcript_id }),
 ] as const;
