@@ -7,8 +7,8 @@ import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "@scribe/ai
 import { PocketsphinxStt } from "@scribe/ai/stt/pocketsphinx";
 import { OpenAiStt } from "@scribe/ai/stt/openai";
 import { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "@scribe/ai/diarization/offline";
-import { synthesizeMeeting } from "../test/fixtures/speech/synth";
-import { threeSpeakerPlanning, twoSpeakerStandup } from "../test/fixtures/speech/meetings";
+import { synthesizeMeeting } from "@scribe/simulators/speech/synth";
+import { threeSpeakerPlanning, twoSpeakerStandup } from "@scribe/simulators/speech/meetings";
 import { report, time, type Measurement } from "./report";
 
 const MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";

@@ -18,7 +18,7 @@ import {
   type DeliverDue,
 } from "./support/notifier";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
-import { startSmtpCapture, type CapturedMail, type SmtpCapture } from "./simulators/smtp";
+import { startSmtpCapture, type CapturedMail, type SmtpCapture } from "@scribe/simulators/smtp";
 
 const UI = "https://scribe.example.com";
 let sys: TestSystem;

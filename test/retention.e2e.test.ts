@@ -17,7 +17,7 @@ import { publish, transcriptState } from "./support/media";
 import { notifierCaughtUp, notifierHooks, type ExpireTranscripts } from "./support/notifier";
 import { post } from "./support/platforms";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
-import { startDailySimulator, type DailySimulator } from "./simulators/daily";
+import { startDailySimulator, type DailySimulator } from "@scribe/simulators/daily";
 
 const TRANSCRIPTS = "scribe-transcripts";
 const DAILY = "daily-recordings";

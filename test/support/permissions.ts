@@ -10,10 +10,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig } from "@scribe/kit";
-import { startDailySimulator, type DailySimulator } from "../simulators/daily";
+import { startDailySimulator, type DailySimulator } from "@scribe/simulators/daily";
 import { CALENDAR_TEST_ENV } from "./calendar";
-import { startSmtpCapture } from "../simulators/smtp";
-import { startZulipSimulator } from "../simulators/zulip";
+import { startSmtpCapture } from "@scribe/simulators/smtp";
+import { startZulipSimulator } from "@scribe/simulators/zulip";
 import { startSystem, type AuthMode, type Client, type TestSystem } from "./system";
 
 export const DEPLOYMENTS = {

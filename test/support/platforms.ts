@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig, type StorageConfig as StorageSettings } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { startDailySimulator, type DailySimulator, type DailySimulatorOptions } from "../simulators/daily";
-import { startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "../simulators/whereby";
+import { startDailySimulator, type DailySimulator, type DailySimulatorOptions } from "@scribe/simulators/daily";
+import { startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "@scribe/simulators/whereby";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./system";
 
 export interface PlatformSystem extends TestSystem {

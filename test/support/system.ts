@@ -5,7 +5,7 @@ import { connectBus, startProcess, type RunningProcess } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { servicesByName } from "@scribe/cli/services";
 import { SignJWT } from "jose";
-import { startIdp, type IdpSimulator } from "../simulators/idp";
+import { startIdp, type IdpSimulator } from "@scribe/simulators/idp";
 
 export const TEST_SECRET = "test-secret-key-for-scribe-e2e-only";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readWav } from "../src/audio";
-import { scriptHash, synthesizeMeeting, type MeetingScript } from "../../../test/fixtures/speech/synth";
+import { scriptHash, synthesizeMeeting, type MeetingScript } from "../../simulators/src/speech/synth";
 import { standupFixture } from "./helpers";
 
 const tiny: MeetingScript = {

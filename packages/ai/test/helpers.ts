@@ -2,8 +2,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger } from "@scribe/kit/logger";
-import { synthesizeMeeting, type MeetingFixture } from "../../../test/fixtures/speech/synth";
-import { twoSpeakerStandup } from "../../../test/fixtures/speech/meetings";
+import { synthesizeMeeting, type MeetingFixture } from "../../simulators/src/speech/synth";
+import { twoSpeakerStandup } from "../../simulators/src/speech/meetings";
 
 export const log = createLogger("ai-test", process.env.TEST_LOG_LEVEL ?? "silent");
 

@@ -4,7 +4,7 @@ import { chunkPcm } from "../src/audio";
 import { AppError } from "@scribe/kit/errors";
 import { normaliseForWer, wordErrorRate } from "../src/metrics";
 import type { Transcription } from "../src/types";
-import type { MeetingFixture } from "../../../test/fixtures/speech/synth";
+import type { MeetingFixture } from "../../simulators/src/speech/synth";
 import { HEAVY, log, MODEL_DIR, standupFixture } from "./helpers";
 
 async function transcribeStandup(chunkSeconds: number, concurrency: number): Promise<{ fx: MeetingFixture; result: Transcription; wer: number }> {

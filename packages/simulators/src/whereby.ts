@@ -9,6 +9,8 @@ export interface WherebySimulatorOptions {
   storage: StorageConfig;
   bucket?: string;
   apiKey?: string;
+  /** Fixed port on 127.0.0.1 (`scribe dev`); default any free one. */
+  port?: number;
   webhookSecret?: string;
   /** The gateway's `POST /v1/whereby` URL (settable later). */
   webhookUrl?: string;
@@ -67,6 +69,7 @@ export async function startWherebySimulator(opts: WherebySimulatorOptions): Prom
   const server = await startJsonServer({
     apiKey,
     calls,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
     handle: (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (req.method === "POST" && req.path === "/meetings") {

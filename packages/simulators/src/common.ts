@@ -27,7 +27,13 @@ export interface LoggedCall extends SimRequest {
   status: number;
 }
 
-export async function startJsonServer(opts: { apiKey: string; handle: SimHandler; calls: LoggedCall[] }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startJsonServer(opts: {
+  apiKey: string;
+  handle: SimHandler;
+  calls: LoggedCall[];
+  /** Fixed port (`scribe dev`); default any free one. */
+  port?: number;
+}): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -53,7 +59,10 @@ export async function startJsonServer(opts: { apiKey: string; handle: SimHandler
     opts.calls.push({ ...request, status: response.status });
     send(res, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -1,15 +1,19 @@
 // Platform A simulator: the subset of Daily's REST API the meetings service calls (rooms,
 // meeting-tokens, presence, recordings) plus Daily's signed webhooks (participant joined/left,
-// meeting ended, recording ready with one WebM/Opus track per participant in the bucket).
+// meeting ended, recording ready with one WebM/Opus track per participant in the bucket), and a
+// control API that holds a whole meeting from a script (daily-control.ts).
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { bucketName, openStorage, type ObjectStorage, type StorageConfig } from "@scribe/kit";
 import { encodeInto, postWebhook, startJsonServer, type Delivery, type LoggedCall, type SimResponse } from "./common";
+import { dailyControlRoutes } from "./daily-control";
 
 export interface DailySimulatorOptions {
   storage: StorageConfig;
   /** Bucket the recordings go to (default: DAILYCO_STORAGE_AWS_BUCKET_NAME of `storage`). */
   bucket?: string;
   apiKey?: string;
+  /** Fixed port on 127.0.0.1 (`scribe dev`); default any free one. */
+  port?: number;
   /** Base64 webhook secret (Daily's `hmac`); generated when omitted. */
   webhookSecret?: string;
   /** The gateway's `POST /v1/daily/webhook` URL (settable later). */
@@ -58,7 +62,10 @@ export interface FinishedRecording {
 }
 
 export interface DailySimulator {
+  /** The simulated REST API's base (`…/v1`). */
   url: string;
+  /** Base of the control API (`…/_control`, same bearer key; see daily-control.ts). */
+  controlUrl: string;
   apiKey: string;
   webhookSecret: string;
   bucket: string;
@@ -102,6 +109,9 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
   const now = () => Date.now();
   const seconds = (ms: number) => Math.floor(ms / 1000);
   const present = (room: SimDailyRoom) => room.participants.filter((p) => p.leftAt === null);
+  // Set once the simulator object exists (the control routes drive it like a test would).
+  let self: DailySimulator | null = null;
+  const control = dailyControlRoutes(() => self!, () => webhookUrl !== null);
 
   const roomJson = (r: SimDailyRoom) => ({
     id: r.id,
@@ -116,9 +126,11 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
   const server = await startJsonServer({
     apiKey,
     calls,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
     handle: (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const parts = req.path.split("/").filter(Boolean).map(decodeURIComponent);
+      if (parts[0] === "_control") return control(req);
       if (req.method === "POST" && req.path === "/rooms") {
         const name = typeof body.name === "string" ? body.name : randomBytes(10).toString("hex");
         if (rooms.has(name)) return { status: 400, body: { error: "invalid-request-error", info: `a room named ${name} already exists` } };
@@ -206,8 +218,9 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
     return room;
   };
 
-  return {
+  self = {
     url: server.url,
+    controlUrl: server.url.replace(/\/v1$/, "/_control"),
     apiKey,
     webhookSecret,
     bucket,
@@ -302,4 +315,5 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
     expireRoom: (roomName) => void rooms.delete(roomName),
     close: () => server.close(),
   };
+  return self;
 }
