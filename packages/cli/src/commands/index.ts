@@ -1,6 +1,8 @@
 // Every `scribe` subcommand, in the order `scribe help` lists them.
 import type { CliCommand } from "../command";
 import { configCli } from "./config";
+import { demoCli } from "./demo";
+import { devCli } from "./dev";
 import { dlqCli } from "./dlq";
 import { hashPasswordCli } from "./hash-password";
 import { migrateCli } from "./migrate";
@@ -12,4 +14,4 @@ import { tailCli } from "./tail";
 import { upCli } from "./up";
 import { webhooksCli } from "./webhooks";
 
-export const COMMANDS: CliCommand[] = [migrateCli, upCli, streamsCli, tailCli, dlqCli, runsCli, replayCli, recordingsCli, webhooksCli, configCli, hashPasswordCli];
+export const COMMANDS: CliCommand[] = [migrateCli, upCli, devCli, demoCli, streamsCli, tailCli, dlqCli, runsCli, replayCli, recordingsCli, webhooksCli, configCli, hashPasswordCli];

@@ -1,0 +1,261 @@
+// `scribe demo`: on a running dev system (`scribe dev`), signs in, creates a Daily room and a meeting,
+// has the Daily simulator hold a three-person stand-up with synthesised voices, waits for the
+// transcript while printing its status, then prints its title, summary, action items, URL and first
+// lines. Each step is its own function so tests can run them one by one.
+import type { MeetingScript } from "@scribe/simulators/speech/synth";
+import type { CliCommand } from "../command";
+import { DEV_DEFAULTS } from "./dev";
+
+/** A failure the user can act on: the message says what happened and what to do. */
+export class DemoError extends Error {}
+
+export interface DemoOptions {
+  /** Gateway base URL. */
+  apiUrl: string;
+  /** Control API of the Daily simulator (`…/_control`) and its bearer key. */
+  simulatorUrl: string;
+  simulatorKey: string;
+  email: string;
+  password: string;
+  /** A bearer token to use instead of signing in. */
+  token?: string;
+  uiBaseUrl: string;
+  roomName: string;
+  /** How long to wait for the finished transcript. */
+  timeoutMs: number;
+  pollMs: number;
+  script?: MeetingScript;
+  print: (line: string) => void;
+}
+
+export interface DemoTranscript {
+  id: string;
+  url: string;
+  status: string;
+  title: string | null;
+  short_summary: string | null;
+  action_items: { decisions: { decision: string }[]; next_steps: { task: string; assigned_to: string | null; deadline: string | null }[] } | null;
+  /** "Speaker: text" lines. */
+  transcript: string;
+}
+
+interface Session {
+  opts: DemoOptions;
+  token: string;
+}
+
+type Json = Record<string, unknown>;
+
+async function call(url: string, init: RequestInit, what: string, notRunning: string): Promise<{ status: number; body: Json }> {
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    const inner = (e as { cause?: { code?: string; message?: string } }).cause;
+    const cause = inner?.code ?? inner?.message ?? (e as Error).message;
+    throw new DemoError(`${what}: cannot reach ${new URL(url).origin} (${cause}). ${notRunning}`);
+  }
+  const text = await res.text();
+  let body: Json = {};
+  try {
+    body = text ? (JSON.parse(text) as Json) : {};
+  } catch {
+    body = { detail: text.slice(0, 300) };
+  }
+  return { status: res.status, body };
+}
+
+const detail = (body: Json) => String(body.detail ?? body.info ?? JSON.stringify(body));
+const START_HINT = "Start Scribe with `bash deploy/dev-up.sh` (or `pnpm scribe dev`), or point --url at it.";
+
+function api(s: Session, path: string, init: RequestInit = {}, what = `${init.method ?? "GET"} ${path}`) {
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${s.token}`);
+  if (init.body) headers.set("content-type", "application/json");
+  return call(`${s.opts.apiUrl}${path}`, { ...init, headers }, what, START_HINT);
+}
+
+/** Is Scribe there? Then sign in (or use the given token). */
+export async function signIn(opts: DemoOptions): Promise<Session> {
+  const health = await call(`${opts.apiUrl}/health`, {}, "Scribe", START_HINT);
+  if (health.status !== 200) throw new DemoError(`Scribe at ${opts.apiUrl} is not healthy: /health answered ${health.status}`);
+  if (opts.token) return { opts, token: opts.token };
+  const res = await call(
+    `${opts.apiUrl}/v1/auth/login`,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: opts.email, password: opts.password }) },
+    "login",
+    START_HINT,
+  );
+  if (res.status === 404) {
+    throw new DemoError("login failed: this Scribe does not use password sign-in (AUTH_BACKEND is not password); pass --token <bearer token> instead");
+  }
+  if (res.status !== 200) {
+    throw new DemoError(`login failed for ${opts.email}: ${res.status} ${detail(res.body)} (set --email/--password, or ADMIN_EMAIL/ADMIN_PASSWORD)`);
+  }
+  opts.print(`signed in as ${opts.email}`);
+  return { opts, token: String(res.body.access_token) };
+}
+
+export interface DemoMeeting {
+  room: { id: string; name: string };
+  meeting: { id: string; room_name: string };
+}
+
+/** A Daily room and a meeting in it (the meetings service learns of new rooms from events, a moment later). */
+export async function createMeeting(s: Session): Promise<DemoMeeting> {
+  const created = await api(s, "/v1/rooms", { method: "POST", body: JSON.stringify({ name: s.opts.roomName, platform: "daily" }) }, "creating the room");
+  if (created.status !== 200) throw new DemoError(`creating room ${s.opts.roomName} failed: ${created.status} ${detail(created.body)}`);
+  const room = { id: String(created.body.id), name: String(created.body.name) };
+  s.opts.print(`room ${room.name} created (platform daily)`);
+  const path = `/v1/rooms/${encodeURIComponent(room.name)}/meeting`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await api(s, path, { method: "POST", body: "{}" }, "starting the meeting");
+    if (res.status === 200) {
+      const meeting = { id: String(res.body.id), room_name: String(res.body.room_name) };
+      s.opts.print(`meeting ${meeting.id} started (Daily room ${meeting.room_name})`);
+      return { room, meeting };
+    }
+    // 404 "Room not found" until the meetings service has the room; anything else is final.
+    if (res.status !== 404 || Date.now() > deadline) throw new DemoError(`starting a meeting in ${room.name} failed: ${res.status} ${detail(res.body)}`);
+    await sleep(Math.min(s.opts.pollMs, 500));
+  }
+}
+
+/** Ask the Daily simulator to hold the meeting: speakers join, talk (synthesised), leave; the recording goes to Scribe. */
+export async function holdMeeting(s: Session, m: DemoMeeting, script: MeetingScript): Promise<void> {
+  const { opts } = s;
+  opts.print(`holding a ${script.speakers.length}-person meeting on the Daily simulator (${script.speakers.map((p) => p.name).join(", ")}); synthesising speech…`);
+  const res = await call(
+    `${opts.simulatorUrl}/rooms/${encodeURIComponent(m.meeting.room_name)}/meeting`,
+    { method: "POST", headers: { authorization: `Bearer ${opts.simulatorKey}`, "content-type": "application/json" }, body: JSON.stringify({ script }) },
+    "Daily simulator",
+    "Run Scribe with `pnpm scribe dev` (it starts the simulator), or point --simulator at it.",
+  );
+  if (res.status === 404) {
+    throw new DemoError(`the Daily simulator at ${opts.simulatorUrl} does not know room ${m.meeting.room_name}: is Scribe's Daily platform (DAILY_API_URL) this simulator? \`pnpm scribe dev\` wires them together`);
+  }
+  if (res.status !== 200) throw new DemoError(`the Daily simulator could not hold the meeting: ${res.status} ${detail(res.body)}`);
+  const seconds = Number(res.body.duration_seconds);
+  opts.print(`meeting held: ${seconds.toFixed(0)} s, ${String(res.body.words)} words; recording ${String(res.body.recording_id)} sent to Scribe`);
+}
+
+/** Poll the transcript list for the meeting's transcript until it is ended, printing each status change. */
+export async function waitForTranscript(s: Session, m: DemoMeeting): Promise<string> {
+  const { opts } = s;
+  const deadline = Date.now() + opts.timeoutMs;
+  let last = "no transcript yet";
+  opts.print(`waiting for the transcript (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
+  for (;;) {
+    const res = await api(s, `/v1/transcripts?room_id=${encodeURIComponent(m.room.id)}&size=100`, {}, "listing transcripts");
+    if (res.status !== 200) throw new DemoError(`listing transcripts failed: ${res.status} ${detail(res.body)}`);
+    const item = (res.body.items as Json[]).find((t) => t.meeting_id === m.meeting.id);
+    const status = item ? String(item.status) : "no transcript yet";
+    if (status !== last) {
+      opts.print(item ? `transcript ${String(item.id)}: ${status}` : status);
+      last = status;
+    }
+    if (item && status === "ended") return String(item.id);
+    if (item && status === "error") {
+      throw new DemoError(`processing of transcript ${String(item.id)} failed (status error): see \`pnpm scribe runs list\` and \`pnpm scribe runs show <run id>\``);
+    }
+    if (Date.now() > deadline) {
+      throw new DemoError(
+        `timed out after ${Math.round(opts.timeoutMs / 1000)} s waiting for the transcript of meeting ${m.meeting.id}; last status: ${last}. ` +
+          (item ? "" : "No transcript was made from the recording: is the transcription service running (`scribe dev` runs every service)? ") +
+          "See `pnpm scribe runs list --status running` (and `pnpm scribe runs show <id>`), `pnpm scribe streams`, or raise --timeout",
+      );
+    }
+    await sleep(opts.pollMs);
+  }
+}
+
+/** The finished transcript, as the demo prints it. */
+export async function fetchTranscript(s: Session, id: string): Promise<DemoTranscript> {
+  const res = await api(s, `/v1/transcripts/${encodeURIComponent(id)}?transcript_format=text`, {}, "reading the transcript");
+  if (res.status !== 200) throw new DemoError(`reading transcript ${id} failed: ${res.status} ${detail(res.body)}`);
+  const b = res.body;
+  return {
+    id,
+    url: `${s.opts.uiBaseUrl.replace(/\/$/, "")}/transcripts/${id}`,
+    status: String(b.status),
+    title: (b.title as string | null) ?? null,
+    short_summary: (b.short_summary as string | null) ?? null,
+    action_items: (b.action_items as DemoTranscript["action_items"]) ?? null,
+    transcript: String(b.transcript ?? ""),
+  };
+}
+
+export function renderTranscript(t: DemoTranscript, firstLines = 8): string {
+  const out = ["", `Title:    ${t.title ?? "(none)"}`, `URL:      ${t.url}`, "", "Summary:", `  ${t.short_summary ?? "(none)"}`, "", "Action items:"];
+  const decisions = t.action_items?.decisions ?? [];
+  const steps = t.action_items?.next_steps ?? [];
+  if (decisions.length === 0 && steps.length === 0) out.push("  (none)");
+  for (const d of decisions) out.push(`  decision: ${d.decision}`);
+  for (const n of steps) out.push(`  next step: ${n.assigned_to ? `${n.assigned_to}: ` : ""}${n.task}${n.deadline ? ` (${n.deadline})` : ""}`);
+  const lines = t.transcript.split("\n").filter(Boolean);
+  out.push("", `Transcript (first ${Math.min(firstLines, lines.length)} of ${lines.length} lines):`, ...lines.slice(0, firstLines).map((l) => `  ${l}`));
+  return out.join("\n");
+}
+
+/** The whole demo; resolves with the finished transcript (also printed). */
+export async function runDemo(opts: DemoOptions): Promise<DemoTranscript> {
+  const { demoStandup } = await import("@scribe/simulators/speech/meetings");
+  const session = await signIn(opts);
+  const meeting = await createMeeting(session);
+  await holdMeeting(session, meeting, opts.script ?? demoStandup);
+  const id = await waitForTranscript(session, meeting);
+  const transcript = await fetchTranscript(session, id);
+  opts.print(renderTranscript(transcript));
+  return transcript;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const FLAGS = ["url", "simulator", "simulator-key", "email", "password", "token", "room", "timeout", "ui"] as const;
+
+/** Flags, then the environment, then the dev stack's defaults. */
+export function demoOptions(args: string[], env: Record<string, string | undefined>, print: (line: string) => void = console.log): DemoOptions {
+  const flags: Partial<Record<(typeof FLAGS)[number], string>> = {};
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.replace(/^--/, "") as (typeof FLAGS)[number];
+    if (!args[i]!.startsWith("--") || !FLAGS.includes(name)) throw new DemoError(`unknown argument ${args[i]}; flags: ${FLAGS.map((f) => `--${f}`).join(" ")}`);
+    const value = args[++i];
+    if (value === undefined) throw new DemoError(`--${name} needs a value`);
+    flags[name] = value;
+  }
+  const pick = (flag: (typeof FLAGS)[number], envName: string, fallback: string) => flags[flag] ?? (env[envName] || fallback);
+  const timeout = Number(pick("timeout", "DEMO_TIMEOUT_SECONDS", "900"));
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new DemoError(`--timeout: expected seconds, got ${JSON.stringify(flags.timeout ?? env.DEMO_TIMEOUT_SECONDS)}`);
+  const token = flags.token ?? env.SCRIBE_TOKEN;
+  return {
+    apiUrl: pick("url", "SCRIBE_URL", `http://127.0.0.1:${env.PORT || DEV_DEFAULTS.PORT}`).replace(/\/$/, ""),
+    simulatorUrl: pick("simulator", "DAILY_SIMULATOR_URL", `http://127.0.0.1:${env.DEV_DAILY_PORT || DEV_DEFAULTS.DEV_DAILY_PORT}/_control`).replace(/\/$/, ""),
+    simulatorKey: pick("simulator-key", "DAILY_SIMULATOR_KEY", DEV_DEFAULTS.DAILY_API_KEY),
+    email: pick("email", "ADMIN_EMAIL", DEV_DEFAULTS.ADMIN_EMAIL),
+    password: pick("password", "ADMIN_PASSWORD", DEV_DEFAULTS.ADMIN_PASSWORD),
+    ...(token ? { token } : {}),
+    uiBaseUrl: pick("ui", "UI_BASE_URL", "http://localhost:3000"),
+    roomName: pick("room", "DEMO_ROOM", `demo-${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}`),
+    timeoutMs: timeout * 1000,
+    pollMs: 2000,
+    print,
+  };
+}
+
+export const demoCli: CliCommand = {
+  name: "demo",
+  usage:
+    "demo [--url U] [--email E --password P | --token T] [--simulator U] [--room R] [--timeout S]\n" +
+    "                       on a running `scribe dev`: a 3-person stand-up on the Daily simulator, then its transcript",
+  async run(args, env) {
+    try {
+      await runDemo(demoOptions(args, env));
+      return 0;
+    } catch (e) {
+      if (!(e instanceof DemoError)) throw e;
+      console.error(`scribe demo: ${e.message}`);
+      return 1;
+    }
+  },
+};
