@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The run command: installs what is missing, starts PostgreSQL and NATS, creates the database,
-# applies migrations and starts every service in one process (gateway on http://127.0.0.1:${PORT:-1250}).
+# applies migrations and starts the dev stack in one process (`scribe dev`): the Daily and Whereby
+# simulators and every service (gateway on http://127.0.0.1:${PORT:-1250}), signed in by password as
+# the dev admin it prints. `pnpm scribe demo` then plays a meeting against it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/ensure-deps.sh
@@ -19,4 +21,4 @@ if ! psql "$admin_url" -Atc "select 1 from pg_database where datname = '$db_name
 fi
 
 pnpm -s scribe migrate
-exec pnpm -s scribe up "$@"
+exec pnpm -s scribe dev "$@"

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { StorageConfig, type StorageConfig as StorageSettings } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { startDailySimulator, type DailySimulator, type DailySimulatorOptions } from "@scribe/simulators/daily";
+import { platformEnv } from "@scribe/simulators/platform-env";
 import { startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "@scribe/simulators/whereby";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./system";
 
@@ -30,12 +31,7 @@ export async function startPlatformSystem(opts: {
   const sys = await startSystem({
     label: opts.label,
     env: {
-      DAILY_API_URL: daily.url,
-      DAILY_API_KEY: daily.apiKey,
-      DAILY_WEBHOOK_SECRET: daily.webhookSecret,
-      WHEREBY_API_URL: whereby.url,
-      WHEREBY_API_KEY: whereby.apiKey,
-      WHEREBY_WEBHOOK_SECRET: whereby.webhookSecret,
+      ...platformEnv(daily, whereby),
       STORAGE_LOCAL_ROOT: root,
       MEETING_PROCESS_INTERVAL_SECONDS: "0",
       // Keep failing platform calls short in tests.

@@ -6,3 +6,4 @@ export * from "./whereby";
 export * from "./speech/synth";
 export * from "./speech/meetings";
 export * from "./daily-control";
+export * from "./platform-env";

@@ -59,6 +59,7 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
   // Loaded lazily: production images run `scribe up` and never need the simulators.
   const { startDailySimulator } = await import("@scribe/simulators/daily");
   const { startWherebySimulator } = await import("@scribe/simulators/whereby");
+  const { platformEnv } = await import("@scribe/simulators/platform-env");
   const given = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
   const auth = given.AUTH_BACKEND ?? "password";
   const makesAdmin = auth === "password" && !given.ADMIN_EMAIL && !given.ADMIN_PASSWORD_HASH && !given.ADMIN_PASSWORD;
@@ -87,12 +88,7 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
     AUTH_BACKEND: auth,
     ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password } : {}),
     // The platforms are the simulators, whatever the environment says about the real ones.
-    DAILY_API_URL: daily.url,
-    DAILY_API_KEY: daily.apiKey,
-    DAILY_WEBHOOK_SECRET: daily.webhookSecret,
-    WHEREBY_API_URL: whereby.url,
-    WHEREBY_API_KEY: whereby.apiKey,
-    WHEREBY_WEBHOOK_SECRET: whereby.webhookSecret,
+    ...platformEnv(daily, whereby),
   };
   let running: RunningProcess;
   try {
