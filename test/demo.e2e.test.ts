@@ -13,11 +13,23 @@ import { fileURLToPath } from "node:url";
 import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { SERVICES } from "@scribe/cli/services";
 import { startDevStack, type DevStack } from "@scribe/cli/commands/dev";
-import { DemoError, createMeeting, demoOptions, holdMeeting, runDemo, signIn, waitForTranscript, type DemoOptions } from "@scribe/cli/commands/demo";
+import {
+  DemoError,
+  createMeeting,
+  demoOptions,
+  fetchTranscript,
+  holdMeeting,
+  renderTranscript,
+  runDemo,
+  signIn,
+  waitForTranscript,
+  type DemoOptions,
+} from "@scribe/cli/commands/demo";
 import { demoStandup } from "@scribe/simulators/speech/meetings";
 import { normaliseWords } from "@scribe/simulators/speech/synth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteStreams, streamEvents } from "./support/system";
+import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -179,6 +191,59 @@ describe("scribe demo, step by step", () => {
 
     expect(() => demoOptions(["--bogus", "1"], {})).toThrow(/unknown argument --bogus/);
     expect(demoOptions(["--url", "http://h:1/", "--timeout", "30"], {})).toMatchObject({ apiUrl: "http://h:1", timeoutMs: 30_000, email: "admin@example.com" });
+  });
+  it("follows the meeting's transcript through its status changes, then prints title, summary, action items, URL and first lines", async () => {
+    // The transcription service's events come from the test stand-in here: this checks the demo's
+    // read side against the real gateway and read model on its own.
+    const writer = await TranscriptWriter.connect(iso.prefix);
+    try {
+      const lines: string[] = [];
+      const session = await signIn(options(lines, { roomName: "read-side" }));
+      const m = await createMeeting(session);
+      const me = (await (await fetch(`${stack.apiUrl}/v1/me`, { headers: { authorization: `Bearer ${session.token}` } })).json()) as { sub: string };
+      const waiting = waitForTranscript(session, m);
+      const t = await writer.create({ status: "processing", meeting_id: m.meeting.id, room_id: m.room.id, user_id: me.sub, duration: 0 });
+      await eventually(() => lines.includes(`transcript ${t.id}: processing`), { message: "the processing status printed" });
+      await writer.upsertTopic(t.id, 0, topicRecord([word(" We decided to move the launch.", 0.5, 2), word(" Bob will fix it by Friday.", 2.5, 4, 1)]));
+      await writer.update(t.id, {
+        status: "ended",
+        duration: 4000,
+        title: "Spring release stand-up",
+        short_summary: "The launch moves to March.",
+        participants: [
+          { id: "p0", speaker: 0, name: "Alice", user_id: null },
+          { id: "p1", speaker: 1, name: "Bob", user_id: null },
+        ],
+        action_items: {
+          decisions: [{ decision: "Move the launch to March", rationale: null, decided_by: null, decided_by_participant_id: null }],
+          next_steps: [{ task: "Fix the payment problems", assigned_to: "Bob", assigned_to_participant_id: null, deadline: "Friday", context: null }],
+        },
+      });
+      expect(await waiting).toBe(t.id);
+      expect(lines.slice(-3)).toEqual(["waiting for the transcript (up to 900 s)…", `transcript ${t.id}: processing`, `transcript ${t.id}: ended`]);
+
+      const printed = renderTranscript(await fetchTranscript(session, t.id));
+      expect(printed).toBe(
+        [
+          "",
+          "Title:    Spring release stand-up",
+          `URL:      http://localhost:3000/transcripts/${t.id}`,
+          "",
+          "Summary:",
+          "  The launch moves to March.",
+          "",
+          "Action items:",
+          "  decision: Move the launch to March",
+          "  next step: Bob: Fix the payment problems (Friday)",
+          "",
+          "Transcript (first 2 of 2 lines):",
+          "  Alice: We decided to move the launch.",
+          "  Bob: Bob will fix it by Friday.",
+        ].join("\n"),
+      );
+    } finally {
+      await writer.close();
+    }
   });
 });
 

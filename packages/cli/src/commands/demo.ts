@@ -39,7 +39,8 @@ export interface DemoTranscript {
   transcript: string;
 }
 
-interface Session {
+/** A signed-in demo: its options and the bearer token it calls the API with. */
+export interface Session {
   opts: DemoOptions;
   token: string;
 }
