@@ -1,0 +1,54 @@
+// One transcript socket's feed (§2.3 steps 3–4): an ordered JetStream consumer over the transcript's
+// event-log subject from the stream's start that keeps going, so the stored entries and the live
+// ones come from one sequence with no gap and no duplicate between them.
+import { DeliverPolicy, type ConsumerMessages } from "@nats-io/jetstream";
+import { eventDef, eventSubject, parseEvent } from "@scribe/contracts";
+import type { Bus, Logger } from "@scribe/kit";
+import { relaysToTranscriptSocket, type WsMessage } from "./protocol";
+
+export interface TranscriptRelayOptions {
+  bus: Bus;
+  log: Logger;
+  transcriptId: string;
+  /** The TRANSCRIPTS stream's last sequence when the socket was accepted: entries up to it are stored ones. */
+  connectedAtSeq: number;
+  send(message: WsMessage): void;
+}
+
+export class TranscriptRelay {
+  private messages: ConsumerMessages | null = null;
+  private stopped = false;
+
+  constructor(private readonly opts: TranscriptRelayOptions) {}
+
+  /** Reads until `stop()`; rejects when the consumer cannot be created. */
+  async run(): Promise<void> {
+    const { bus, log, transcriptId, connectedAtSeq, send } = this.opts;
+    const consumer = await bus.js.consumers.get(bus.stream("TRANSCRIPTS"), {
+      filter_subjects: bus.subject(eventSubject(eventDef("transcript.event.appended"), transcriptId)),
+      deliver_policy: DeliverPolicy.All,
+    });
+    if (this.stopped) return;
+    const messages = await consumer.consume({ max_messages: 256 });
+    this.messages = messages;
+    // The socket may have closed while the consumer was being created.
+    if (this.stopped) return void messages.stop();
+    for await (const m of messages) {
+      let e;
+      try {
+        e = parseEvent(m.data);
+      } catch (err) {
+        log.warn({ err, seq: m.seq, transcriptId }, "skipping an unreadable transcript event");
+        continue;
+      }
+      // Subject tokens replace characters such as '.', so the id itself is what identifies the transcript.
+      if (e.type !== "transcript.event.appended" || e.data.transcript_id !== transcriptId) continue;
+      if (relaysToTranscriptSocket(e.data.event, m.seq, connectedAtSeq)) send({ event: e.data.event, data: e.data.data });
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.messages?.stop();
+  }
+}
