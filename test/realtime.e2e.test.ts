@@ -3,6 +3,7 @@
 // with the stored log replayed first, and owners' user sockets, through a real gateway.
 import type { EventInput, PipelineEventName } from "@scribe/contracts";
 import { eventually } from "@scribe/kit/testing";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter } from "./support/transcripts";
@@ -239,5 +240,35 @@ describe("metrics", () => {
     await eventually(async () => (await gauge("user")) === before + 1);
     s.close();
     await eventually(async () => (await gauge("user")) === before);
+  });
+});
+
+describe("with an identity provider (AUTH_BACKEND=jwt), and at shutdown", () => {
+  it("opens a user socket for a provider token of a new identity, and closes sockets with 1001 when the gateway stops", async () => {
+    const jwt = await startSystem({ label: "realtime-jwt", services: ["projection", "gateway"], auth: "jwt" });
+    const writer = await TranscriptWriter.connect(jwt.prefix);
+    let stopped = false;
+    try {
+      // The socket's token is the identity's first appearance: it provisions the user, as HTTP does.
+      const user = await mustOpen(jwt.baseUrl, "/v1/events", ["bearer", await jwt.token("grace")]);
+      const db = postgres(jwt.db.url, { max: 1 });
+      const provisioned = await db<{ id: string }[]>`select id from gateway.users where provider_uid = 'grace'`.finally(() => db.end());
+      expect(provisioned).toHaveLength(1);
+      const id = await jwt.userId("grace");
+      expect(id).toBe(provisioned[0]!.id);
+      const t = await writer.create({ user_id: null });
+      await writer.applied(t.id);
+      const feed = await mustOpen(jwt.baseUrl, eventsOf(t.id));
+      await writer.publish("transcript.event.appended", { transcript_id: "g1", user_id: id, run_id: null, event: "STATUS", data: { value: "ended" } });
+      expect(await user.received(1)).toEqual([msg("TRANSCRIPT_STATUS", { id: "g1", value: "ended" })]);
+
+      await jwt.stop();
+      stopped = true;
+      expect((await user.closedWith()).code).toBe(1001);
+      expect((await feed.closedWith()).code).toBe(1001);
+    } finally {
+      await writer.close();
+      if (!stopped) await jwt.stop();
+    }
   });
 });
