@@ -243,6 +243,25 @@ describe("metrics", () => {
   });
 });
 
+describe("heartbeat", () => {
+  it("drops a client that leaves pings unanswered and keeps one that answers them", async () => {
+    const hb = await startSystem({ label: "realtime-ping", services: ["projection", "gateway"], env: { WS_PING_INTERVAL_MS: "300" } });
+    try {
+      const silent = await mustOpen(hb.baseUrl, "/v1/events", await bearer("ivan"), { autoPong: false });
+      const answering = await mustOpen(hb.baseUrl, "/v1/events", await bearer("judy"));
+      let pings = 0;
+      answering.ws.on("ping", () => pings++);
+      // Terminated, not closed: no close frame, so the client sees an abnormal closure.
+      expect((await silent.closedWith()).code).toBe(1006);
+      await eventually(() => pings >= 4, { message: "four pings" });
+      expect(answering.closed).toBeNull();
+      answering.close();
+    } finally {
+      await hb.stop();
+    }
+  });
+});
+
 describe("with an identity provider (AUTH_BACKEND=jwt), and at shutdown", () => {
   it("opens a user socket for a provider token of a new identity, and closes sockets with 1001 when the gateway stops", async () => {
     const jwt = await startSystem({ label: "realtime-jwt", services: ["projection", "gateway"], auth: "jwt" });

@@ -1,7 +1,7 @@
 // A WebSocket client for end-to-end tests: opens a socket on the gateway (optionally with the
 // `bearer, <token>` subprotocol), records every message and the close, or reports a refused handshake.
 import { eventually } from "@scribe/kit/testing";
-import WebSocket from "ws";
+import WebSocket, { type ClientOptions } from "ws";
 
 export interface WsMessage {
   event: string;
@@ -32,8 +32,8 @@ export interface RefusedSocket {
 }
 
 /** `protocols`: what the client offers, e.g. `["bearer", token]`; none by default. */
-export function openSocket(baseUrl: string, path: string, protocols: string[] = []): Promise<OpenSocket | RefusedSocket> {
-  const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}${path}`, protocols);
+export function openSocket(baseUrl: string, path: string, protocols: string[] = [], options: ClientOptions = {}): Promise<OpenSocket | RefusedSocket> {
+  const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}${path}`, protocols, options);
   const messages: WsMessage[] = [];
   let closed: OpenSocket["closed"] = null;
   ws.on("message", (data) => messages.push(JSON.parse(data.toString()) as WsMessage));
@@ -73,8 +73,8 @@ export function openSocket(baseUrl: string, path: string, protocols: string[] = 
 }
 
 /** Opens a socket that must be accepted. */
-export async function mustOpen(baseUrl: string, path: string, protocols: string[] = []): Promise<OpenSocket> {
-  const s = await openSocket(baseUrl, path, protocols);
+export async function mustOpen(baseUrl: string, path: string, protocols: string[] = [], options: ClientOptions = {}): Promise<OpenSocket> {
+  const s = await openSocket(baseUrl, path, protocols, options);
   if (s.kind !== "open") throw new Error(`handshake on ${path} refused with ${s.status}`);
   return s;
 }

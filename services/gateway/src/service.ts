@@ -32,7 +32,7 @@ export const gatewayService = defineService({
     await provisionAdmin(sql, config, log, new Date());
     log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
 
-    const realtime = new Realtime(bus, log);
+    const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS });
     await realtime.start();
     const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) }, realtime);
     const server: ServerType = await new Promise((resolve, reject) => {

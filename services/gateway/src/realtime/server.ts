@@ -28,6 +28,7 @@ const SERVER_ERROR = 1011;
 const TRY_AGAIN_LATER = 1013;
 /** How long shutdown waits for clients to answer the close before cutting them off. */
 const CLOSE_GRACE_MS = 2000;
+const MAX_MISSED_PINGS = 2;
 
 function sender(ws: WebSocket, log: Logger): (message: WsMessage) => void {
   return (message) => {
@@ -41,25 +42,57 @@ function sender(ws: WebSocket, log: Logger): (message: WsMessage) => void {
   };
 }
 
+export interface RealtimeOptions {
+  /** WS_PING_INTERVAL_MS: 0 sends no pings. */
+  pingIntervalMs: number;
+}
+
 export class Realtime {
   readonly hub: UserHub;
   private nodeWs: NodeWebSocket | null = null;
   private closing = false;
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** Pings a socket has not answered since it last answered one. */
+  private readonly unanswered = new WeakMap<WebSocket, number>();
 
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger,
+    private readonly opts: RealtimeOptions,
   ) {
     this.hub = new UserHub(bus, log.child({ component: "user-sockets" }));
   }
 
   async start(): Promise<void> {
     await this.hub.start();
+    if (this.opts.pingIntervalMs > 0) {
+      this.heartbeat = setInterval(() => this.ping(), this.opts.pingIntervalMs);
+      this.heartbeat.unref();
+    }
+  }
+
+  /**
+   * A client that vanished without closing (network gone, laptop lid shut) would hold its feed
+   * forever: protocol pings (answered by browsers on their own, no app-level messages) find it. Two
+   * unanswered pings in a row drop it, so one late answer on a busy process does not.
+   */
+  private ping(): void {
+    for (const ws of this.nodeWs?.wss.clients ?? []) {
+      const missed = this.unanswered.get(ws) ?? 0;
+      if (missed >= MAX_MISSED_PINGS) {
+        this.log.info({ missed }, "dropping a WebSocket that does not answer pings");
+        ws.terminate();
+        continue;
+      }
+      this.unanswered.set(ws, missed + 1);
+      ws.ping();
+    }
   }
 
   /** Binds the upgrade helper to the app that runs the handshakes. */
   attach(app: OpenAPIHono<AppEnv>): void {
     this.nodeWs = createNodeWebSocket({ app });
+    this.nodeWs.wss.on("connection", (ws) => ws.on("pong", () => this.unanswered.delete(ws)));
     // Echo `bearer` only, never the token that follows it in the offer (api.md §0.5).
     this.nodeWs.wss.options.handleProtocols = (offered) => selectProtocol(offered);
   }
@@ -121,6 +154,7 @@ export class Realtime {
   /** Stops the feeds and closes every socket (1001), cutting off clients that do not answer in time. */
   async close(): Promise<void> {
     this.closing = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
     this.hub.stop();
     const clients = [...(this.nodeWs?.wss.clients ?? [])];
     await Promise.all(
