@@ -113,6 +113,22 @@ describe("GET(ws) /v1/transcripts/{id}/events", () => {
     socket.close();
   });
 
+  it("leaves no consumer on the stream once its sockets closed", async () => {
+    const id = await transcript(null);
+    const feeds = async () => {
+      let n = 0;
+      // Ordered consumers are ephemeral (no durable name); the services' consumers are durable.
+      for await (const c of tw.bus.jsm.consumers.list(tw.bus.stream("TRANSCRIPTS"))) if (!c.config.durable_name) n++;
+      return n;
+    };
+    const sockets = [await mustOpen(sys.baseUrl, eventsOf(id)), await mustOpen(sys.baseUrl, eventsOf(id))];
+    await append(id, null, "FINAL_TITLE", { title: "seen" });
+    for (const s of sockets) await s.received(1);
+    expect(await feeds()).toBeGreaterThanOrEqual(2);
+    for (const s of sockets) s.close();
+    await eventually(async () => (await feeds()) === 0, { message: "no ephemeral consumer left" });
+  });
+
   it("refuses the handshake on a private transcript of another user, and anonymously", async () => {
     const id = await transcript("alice");
     expect(await openSocket(sys.baseUrl, eventsOf(id), await bearer("bob"))).toEqual({ kind: "refused", status: 403 });

@@ -1,7 +1,7 @@
 // One transcript socket's feed (§2.3 steps 3–4): an ordered JetStream consumer over the transcript's
 // event-log subject from the stream's start that keeps going, so the stored entries and the live
 // ones come from one sequence with no gap and no duplicate between them.
-import { DeliverPolicy, type ConsumerMessages } from "@nats-io/jetstream";
+import { DeliverPolicy, type Consumer, type ConsumerMessages } from "@nats-io/jetstream";
 import { eventDef, eventSubject, parseEvent } from "@scribe/contracts";
 import type { Bus, Logger } from "@scribe/kit";
 import { relaysToTranscriptSocket, type WsMessage } from "./protocol";
@@ -15,7 +15,14 @@ export interface TranscriptRelayOptions {
   send(message: WsMessage): void;
 }
 
+/**
+ * How long the server keeps a feed's consumer once nobody pulls from it: the relay deletes its
+ * consumer when the socket closes, this only cleans up after a gateway that died.
+ */
+const INACTIVE_THRESHOLD_MS = 60_000;
+
 export class TranscriptRelay {
+  private consumer: Consumer | null = null;
   private messages: ConsumerMessages | null = null;
   private stopped = false;
 
@@ -27,12 +34,14 @@ export class TranscriptRelay {
     const consumer = await bus.js.consumers.get(bus.stream("TRANSCRIPTS"), {
       filter_subjects: bus.subject(eventSubject(eventDef("transcript.event.appended"), transcriptId)),
       deliver_policy: DeliverPolicy.All,
+      inactive_threshold: INACTIVE_THRESHOLD_MS,
     });
-    if (this.stopped) return;
+    this.consumer = consumer;
+    // The socket may have closed while the consumer was being created.
+    if (this.stopped) return this.release();
     const messages = await consumer.consume({ max_messages: 256 });
     this.messages = messages;
-    // The socket may have closed while the consumer was being created.
-    if (this.stopped) return void messages.stop();
+    if (this.stopped) return this.release();
     for await (const m of messages) {
       let e;
       try {
@@ -48,7 +57,15 @@ export class TranscriptRelay {
   }
 
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
+    this.release();
+  }
+
+  /** Stops reading and deletes the server-side consumer rather than leaving it to expire. */
+  private release(): void {
     this.messages?.stop();
+    this.consumer?.delete().catch((err: unknown) => this.opts.log.debug({ err }, "feed consumer already gone"));
+    this.consumer = null;
   }
 }
