@@ -21,9 +21,15 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-/** Publishes one event-log entry of `transcript_id` (owner `user_id`). */
-async function append(transcript_id: string, user_id: string | null, event: PipelineEventName, data: Record<string, unknown>): Promise<void> {
-  const entry: EventInput<"transcript.event.appended"> = { transcript_id, user_id, run_id: "run-1", event, data };
+/** Publishes one event-log entry of `transcript_id` (owner `user_id`), by processing run `run_id`. */
+async function append(
+  transcript_id: string,
+  user_id: string | null,
+  event: PipelineEventName,
+  data: Record<string, unknown>,
+  run_id: string | null = "run-1",
+): Promise<void> {
+  const entry: EventInput<"transcript.event.appended"> = { transcript_id, user_id, run_id, event, data };
   await tw.publish("transcript.event.appended", entry);
 }
 
@@ -75,6 +81,23 @@ describe("GET(ws) /v1/transcripts/{id}/events", () => {
       msg("FINAL_LONG_SUMMARY", { long_summary: "Long" }),
       msg("FINAL_SHORT_SUMMARY", { short_summary: "Short" }),
       msg("ACTION_ITEMS", { action_items: { decisions: [], next_steps: [] } }),
+    ]);
+    socket.close();
+  });
+
+  it("replays only the log of the latest run (a run starts the log afresh), and relays a new run's events live", async () => {
+    const id = await transcript(null);
+    await append(id, null, "TOPIC", { id: "first-run-topic" }, "run-1");
+    await append(id, null, "FINAL_TITLE", { title: "First" }, "run-1");
+    await append(id, null, "STATUS", { value: "processing" }, "run-2");
+    await append(id, null, "TOPIC", { id: "second-run-topic" }, "run-2");
+    await append(id, null, "FINAL_TITLE", { title: "Renamed" }, null);
+    const socket = await mustOpen(sys.baseUrl, eventsOf(id));
+    await append(id, null, "TOPIC", { id: "third-run-topic" }, "run-3");
+    expect(await socket.until((m) => m.data.id === "third-run-topic")).toEqual([
+      msg("TOPIC", { id: "second-run-topic" }),
+      msg("FINAL_TITLE", { title: "Renamed" }),
+      msg("TOPIC", { id: "third-run-topic" }),
     ]);
     socket.close();
   });

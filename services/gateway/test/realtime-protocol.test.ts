@@ -2,7 +2,7 @@
 // events reach a user socket as what.
 import { makeEvent } from "@scribe/contracts";
 import { describe, expect, it } from "vitest";
-import { bearerFromProtocols, relaysToTranscriptSocket, selectProtocol, userSocketMessage } from "../src/realtime/protocol";
+import { StoredLog, bearerFromProtocols, selectProtocol, userSocketMessage } from "../src/realtime/protocol";
 
 const ev = (...args: Parameters<typeof makeEvent>) => makeEvent(...args).event;
 const src = { source: "test" };
@@ -28,17 +28,40 @@ describe("selectProtocol", () => {
   });
 });
 
-describe("relaysToTranscriptSocket", () => {
-  it("skips stored TRANSCRIPT and STATUS entries and keeps every other stored one", () => {
-    expect(relaysToTranscriptSocket("TRANSCRIPT", 5, 10)).toBe(false);
-    expect(relaysToTranscriptSocket("STATUS", 10, 10)).toBe(false);
-    for (const e of ["TOPIC", "FINAL_TITLE", "FINAL_LONG_SUMMARY", "FINAL_SHORT_SUMMARY", "ACTION_ITEMS", "DURATION", "WAVEFORM"] as const) {
-      expect(relaysToTranscriptSocket(e, 3, 10)).toBe(true);
-    }
+describe("StoredLog", () => {
+  const entry = (event: "TRANSCRIPT" | "STATUS" | "TOPIC" | "FINAL_TITLE" | "WAVEFORM", run_id: string | null, data: Record<string, unknown> = {}) => ({
+    event,
+    run_id,
+    data,
   });
-  it("relays every entry published after the socket connected", () => {
-    expect(relaysToTranscriptSocket("TRANSCRIPT", 11, 10)).toBe(true);
-    expect(relaysToTranscriptSocket("STATUS", 11, 10)).toBe(true);
+
+  it("replays every stored entry but TRANSCRIPT and STATUS, in order", () => {
+    const log = new StoredLog();
+    for (const e of [entry("STATUS", "r1"), entry("TRANSCRIPT", "r1"), entry("TOPIC", "r1", { id: 1 }), entry("WAVEFORM", "r1"), entry("FINAL_TITLE", "r1")]) log.add(e);
+    expect(log.take().map((m) => m.event)).toEqual(["TOPIC", "WAVEFORM", "FINAL_TITLE"]);
+  });
+  it("starts afresh when another run's entries begin (the run reset the log)", () => {
+    const log = new StoredLog();
+    log.add(entry("TOPIC", "r1", { id: "old" }));
+    log.add(entry("FINAL_TITLE", null, { title: "kept with r1" }));
+    log.add(entry("TOPIC", "r2", { id: "new" }));
+    log.add(entry("FINAL_TITLE", null, { title: "after r2" }));
+    expect(log.take()).toEqual([
+      { event: "TOPIC", data: { id: "new" } },
+      { event: "FINAL_TITLE", data: { title: "after r2" } },
+    ]);
+  });
+  it("drops entries logged before the first run (a run starts with an empty log)", () => {
+    const log = new StoredLog();
+    log.add(entry("TOPIC", null, { id: "live" }));
+    log.add(entry("TOPIC", "r1", { id: "file" }));
+    expect(log.take()).toEqual([{ event: "TOPIC", data: { id: "file" } }]);
+  });
+  it("is empty once taken", () => {
+    const log = new StoredLog();
+    log.add(entry("TOPIC", "r1"));
+    log.take();
+    expect(log.take()).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 // The realtime wire rules as pure functions (behaviour-transcripts-pipelines §2.2–2.4, api.md §2.18):
 // how a socket names its token, which stored events a transcript socket replays, and which bus
 // events reach a user socket as what message.
-import type { PipelineEventName, ScribeEvent } from "@scribe/contracts";
+import type { PipelineEventName, ScribeEvent, TranscriptEventAppended } from "@scribe/contracts";
 
 /** A WebSocket message: a JSON text frame `{"event": NAME, "data": {...}}`. */
 export interface WsMessage {
@@ -36,12 +36,30 @@ export function selectProtocol(offered: Iterable<string>): string | false {
 const NOT_REPLAYED: ReadonlySet<PipelineEventName> = new Set(["TRANSCRIPT", "STATUS"]);
 
 /**
- * Whether a transcript socket sends an event-log entry: everything published after the socket
- * connected (stream sequence past `connectedAtSeq`), and of the stored entries all but TRANSCRIPT
- * and STATUS. Deciding by sequence rather than by "replay finished" is what leaves no gap.
+ * The stored part of a transcript's event log as a socket replays it, built from the stream's
+ * entries in order. The reference resets the log when a processing run starts (§1.1 `events`,
+ * §5.6), so an entry of a run other than the last one seen starts the log afresh: a reprocessed
+ * transcript does not replay the topics of its earlier runs. Entries without a run belong to the
+ * log as it stands.
  */
-export function relaysToTranscriptSocket(event: PipelineEventName, seq: number, connectedAtSeq: number): boolean {
-  return seq > connectedAtSeq || !NOT_REPLAYED.has(event);
+export class StoredLog {
+  private entries: WsMessage[] = [];
+  private run: string | null = null;
+
+  add(entry: Pick<TranscriptEventAppended, "event" | "data" | "run_id">): void {
+    if (entry.run_id !== null && entry.run_id !== this.run) {
+      this.entries = [];
+      this.run = entry.run_id;
+    }
+    if (!NOT_REPLAYED.has(entry.event)) this.entries.push({ event: entry.event, data: entry.data });
+  }
+
+  /** The messages to replay, in stored order (the log is empty afterwards). */
+  take(): WsMessage[] {
+    const out = this.entries;
+    this.entries = [];
+    return out;
+  }
 }
 
 /** Event-log entries mirrored to the owner's user socket as `TRANSCRIPT_<NAME>` (§2.2). */

@@ -111,6 +111,7 @@ export class Realtime {
       {
         onOpen: (_e, ws) => {
           const raw = ws.raw!;
+          if (this.closing) return raw.close(GOING_AWAY, "Server shutting down");
           openSockets.inc({ socket: "transcript" });
           relay = new TranscriptRelay({ bus: this.bus, log, transcriptId, connectedAtSeq, send: sender(raw, log) });
           relay.run().catch((err: unknown) => {
@@ -119,7 +120,8 @@ export class Realtime {
           });
         },
         onClose: () => {
-          relay?.stop();
+          if (!relay) return;
+          relay.stop();
           openSockets.dec({ socket: "transcript" });
         },
       },
@@ -138,6 +140,8 @@ export class Realtime {
           const raw = ws.raw!;
           // Accepted first so the client can read the code (a refused handshake carries none).
           if (userId === null) return raw.close(CLOSE_UNAUTHENTICATED, "Not authenticated");
+          // A handshake that was under way when shutdown began.
+          if (this.closing) return raw.close(GOING_AWAY, "Server shutting down");
           openSockets.inc({ socket: "user" });
           remove = this.hub.add(userId, sender(raw, log));
         },
