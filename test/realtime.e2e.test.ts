@@ -282,22 +282,41 @@ describe("metrics", () => {
   });
 });
 
-describe("heartbeat", () => {
-  it("drops a client that leaves pings unanswered and keeps one that answers them", async () => {
-    const hb = await startSystem({ label: "realtime-ping", services: ["projection", "gateway"], env: { WS_PING_INTERVAL_MS: "300" } });
-    try {
-      const silent = await mustOpen(hb.baseUrl, "/v1/events", await bearer("ivan"), { autoPong: false });
-      const answering = await mustOpen(hb.baseUrl, "/v1/events", await bearer("judy"));
-      let pings = 0;
-      answering.ws.on("ping", () => pings++);
-      // Terminated, not closed: no close frame, so the client sees an abnormal closure.
-      expect((await silent.closedWith()).code).toBe(1006);
-      await eventually(() => pings >= 4, { message: "four pings" });
-      expect(answering.closed).toBeNull();
-      answering.close();
-    } finally {
-      await hb.stop();
+describe("with AUTH_BACKEND=none, and pings", () => {
+  let none: TestSystem;
+  let writer: TranscriptWriter;
+  let id: string;
+  beforeAll(async () => {
+    none = await startSystem({ label: "realtime-none", services: ["projection", "gateway"], auth: "none", env: { WS_PING_INTERVAL_MS: "300" } });
+    writer = await TranscriptWriter.connect(none.prefix);
+    id = (await writer.create({ user_id: null })).id;
+    await writer.applied(id);
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await none?.stop();
+  });
+
+  it("closes every user socket with 4401 (nobody is signed in), token or not", async () => {
+    for (const protocols of [[], ["bearer", await none.token("alice")]]) {
+      expect((await (await mustOpen(none.baseUrl, "/v1/events", protocols)).closedWith()).code).toBe(4401);
     }
+  });
+
+  it("opens transcript sockets anonymously, whatever token is sent", async () => {
+    (await mustOpen(none.baseUrl, eventsOf(id), ["bearer", "anything"])).close();
+  });
+
+  it("drops a client that leaves pings unanswered and keeps one that answers them", async () => {
+    const silent = await mustOpen(none.baseUrl, eventsOf(id), [], { autoPong: false });
+    const answering = await mustOpen(none.baseUrl, eventsOf(id));
+    let pings = 0;
+    answering.ws.on("ping", () => pings++);
+    // Terminated, not closed: no close frame, so the client sees an abnormal closure.
+    expect((await silent.closedWith()).code).toBe(1006);
+    await eventually(() => pings >= 4, { message: "four pings" });
+    expect(answering.closed).toBeNull();
+    answering.close();
   });
 });
 
