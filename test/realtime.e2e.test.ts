@@ -3,6 +3,7 @@
 // with the stored log replayed first, and owners' user sockets, through a real gateway.
 import type { EventInput, PipelineEventName } from "@scribe/contracts";
 import { eventually } from "@scribe/kit/testing";
+import { request } from "node:http";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
@@ -264,6 +265,30 @@ describe("the WebSocket paths over plain HTTP", () => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(["TranscriptWsStatus", "TranscriptWsTopic", "UserWsTranscriptCreated", "UserTranscriptDurationData"]),
     );
+  });
+});
+
+describe("requests offering another upgrade", () => {
+  /** node:http, since fetch cannot send Upgrade headers; fails if the server switches protocols. */
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: new URL(sys.baseUrl).port, path, headers }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("upgrade", () => reject(new Error("the server switched protocols")));
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("are answered as plain requests, whole (e.g. curl --http2 offering h2c)", async () => {
+    const h2c = { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "AAMAAABkAARAAAAAAAIAAAAA" };
+    const stub = await get("/v1/events", h2c);
+    expect(stub.status).toBe(426);
+    expect(JSON.parse(stub.body)).toEqual({ detail: expect.stringContaining("WebSocket") });
+    const health = await get("/health", h2c);
+    expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: "healthy" }]);
   });
 });
 

@@ -7,6 +7,9 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Unavailable, registry, type Bus, type Logger } from "@scribe/kit";
 import type { Context } from "hono";
 import { Gauge } from "prom-client";
+import { ServerResponse, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import type { AppEnv } from "../http/context";
 import { CLOSE_UNAUTHENTICATED, selectProtocol, type WsMessage } from "./protocol";
@@ -29,6 +32,19 @@ const TRY_AGAIN_LATER = 1013;
 /** How long shutdown waits for clients to answer the close before cutting them off. */
 const CLOSE_GRACE_MS = 2000;
 const MAX_MISSED_PINGS = 2;
+
+/** Serves a request that offered a non-WebSocket upgrade as an ordinary one on its socket, then closes it. */
+function answerPlainly(server: ServerType, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (head.length > 0) socket.unshift(head);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.on("finish", () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  server.emit("request", req, res);
+}
 
 function sender(ws: WebSocket, log: Logger): (message: WsMessage) => void {
   return (message) => {
@@ -97,9 +113,19 @@ export class Realtime {
     this.nodeWs.wss.options.handleProtocols = (offered) => selectProtocol(offered);
   }
 
-  /** Routes the HTTP server's upgrade requests to the app. */
+  /**
+   * Routes the server's WebSocket upgrade requests to the app. Node hands every request with an
+   * `Upgrade` header to upgrade listeners once there is one, so other offers (curl's `--http2` sends
+   * `Upgrade: h2c`) are answered here as the plain requests they also are.
+   */
   inject(server: ServerType): void {
-    this.upgrader().injectWebSocket(server);
+    const onlyWebSockets = {
+      on: (event: "upgrade", listener: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) =>
+        server.on(event, (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+          req.headers.upgrade?.toLowerCase() === "websocket" ? listener(req, socket, head) : answerPlainly(server, req, socket, head),
+        ),
+    };
+    this.upgrader().injectWebSocket(onlyWebSockets as unknown as ServerType);
   }
 
   /** Accepts a transcript socket whose access was checked; `connectedAtSeq` was read before accepting. */
