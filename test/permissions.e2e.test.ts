@@ -387,6 +387,13 @@ const OPERATIONS = {
   getPublicTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}` }) },
   getAnonymousTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "an anonymous transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}` }) },
   getMissingTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "unknown id", request: () => ({ path: `/v1/transcripts/${MISSING_ID}` }) },
+  // The WebSocket paths answered as plain HTTP (their socket handshakes: test/realtime.e2e.test.ts).
+  transcriptEventsHttp: {
+    route: "GET /v1/transcripts/{transcript_id}/events",
+    variant: "plain GET, not a WebSocket",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/events` }),
+  },
+  userEventsHttp: { route: "GET /v1/events", variant: "plain GET, not a WebSocket", request: () => ({ path: "/v1/events" }) },
   topicsPrivate: { route: "GET /v1/transcripts/{transcript_id}/topics", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/topics` }) },
   topicsWithWordsPrivate: {
     route: "GET /v1/transcripts/{transcript_id}/topics/with-words",
@@ -580,6 +587,9 @@ const ROWS: Row[] = [
   row(O.participantsPrivate, NONE, everyone(403)),
   row(O.participantPrivate, USERS, ownerVsOthers(404, 403)),
   row(O.participantPrivate, NONE, everyone(403)),
+  // WebSocket paths: a plain GET is a described stub answering 426 Upgrade Required to anyone.
+  row(O.transcriptEventsHttp, ALL, everyone(426)),
+  row(O.userEventsHttp, ALL, everyone(426)),
 
   // Notifications. Config reads no credentials. The webhook test is the room owner's; sharing by
   // e-mail needs READ only (anonymous callers too); posting to the team chat needs a signed-in
