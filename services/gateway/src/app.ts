@@ -15,6 +15,7 @@ import { systemRoutes } from "./routes/system";
 import { uploadRoutes } from "./routes/upload";
 import { userRoutes } from "./routes/users";
 import { transcriptReadRoutes } from "./routes/transcripts-read";
+import { transcriptWriteRoutes } from "./routes/transcripts-write";
 
 export function createApp(deps: GatewayDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -51,5 +52,6 @@ export function createApp(deps: GatewayDeps): OpenAPIHono<AppEnv> {
   // Before transcriptReadRoutes: /v1/transcripts/search would otherwise match /v1/transcripts/{transcript_id}.
   searchRoutes(app);
   transcriptReadRoutes(app);
+  transcriptWriteRoutes(app);
   return app;
 }
