@@ -56,24 +56,23 @@ export async function persist(tx: Db, before: Aggregate, next: Aggregate, opts: 
     !same(before.recording_source, next.recording_source);
   if (!topicsChanged && !stateChanged && !internalChanged && !opts.forceStateEvent) return { aggregate: before, changed: false };
 
+  // Every event gets the next version, so a reader waiting for the last one has seen them all
+  // (and the projection drops topics older than a clear: the topics come after it).
   const events: OutgoingEvent[] = [];
   let version = before.state.version;
-  if (topicsChanged || stateChanged || opts.forceStateEvent) version++;
   if (topicsChanged) {
     const sameIds = before.topics.length === next.topics.length && before.topics.every((t, i) => t.id === next.topics[i]!.id);
-    if (!sameIds) {
-      // The projection drops topics older than a clear, so the new topics get the next version.
-      events.push(makeEvent("transcript.topics.cleared", { transcript_id: state.id, version }, { source: SOURCE }));
-      if (next.topics.length) version++;
-    }
+    if (!sameIds) events.push(makeEvent("transcript.topics.cleared", { transcript_id: state.id, version: ++version }, { source: SOURCE }));
     next.topics.forEach((topic, position) => {
       if (sameIds && same(before.topics[position], topic)) return;
-      events.push(makeEvent("transcript.topic.upserted", { transcript_id: state.id, version, position, topic }, { source: SOURCE }));
+      events.push(makeEvent("transcript.topic.upserted", { transcript_id: state.id, version: ++version, position, topic }, { source: SOURCE }));
     });
   }
+  const announceState = stateChanged || opts.forceStateEvent;
+  if (announceState) version++;
   const now = (opts.now ?? new Date()).toISOString();
   if (version !== before.state.version) state = { ...state, version, updated_at: now };
-  if (stateChanged || opts.forceStateEvent) {
+  if (announceState) {
     events.push(opts.stateEvent ? opts.stateEvent(state) : makeEvent("transcript.updated", state, { source: SOURCE }));
   }
   const stored: Aggregate = { ...next, state };

@@ -91,7 +91,7 @@ describe("DbTranscriptPort", () => {
     expect(await port.load(id)).toEqual(before);
   });
 
-  it("replaces topics as cleared + upserted (newer version than the clear) and regenerates the WebVTT", async () => {
+  it("replaces topics as cleared + upserted, each event a newer version, and regenerates the WebVTT", async () => {
     const v = (await port.load(id))!.version;
     const topics = [topic([["Hello", 0], [" world.", 0.5]]), topic([["Bye", 2]])];
     expect(await port.replaceTopics(id, RUN, topics)).toBe(true);
@@ -99,7 +99,8 @@ describe("DbTranscriptPort", () => {
     expect(types(es)).toEqual(["transcript.topics.cleared", "transcript.topic.upserted", "transcript.topic.upserted", "transcript.updated"]);
     expect(es[0]!.data.version).toBe(v + 1);
     expect(es[1]!.data).toMatchObject({ version: v + 2, position: 0 });
-    expect(es[3]!.data.version).toBe(v + 2);
+    expect(es[2]!.data).toMatchObject({ version: v + 3, position: 1 });
+    expect(es[3]!.data.version).toBe(v + 4);
     expect(es[3]!.data.webvtt).toContain("<v Speaker0>Hello world.");
     expect(await port.replaceTopics(id, RUN, topics)).toBe(true);
     expect(await drained()).toEqual([]);
