@@ -5,6 +5,7 @@ import type { PipelinePatch, TranscriptPort } from "../../../src/pipelines/port"
 
 export interface PortCall {
   method: keyof TranscriptPort;
+  transcriptId: string;
   runId: string | null;
   args: unknown[];
   /** What the call returned (false: stale run, ignored). */
@@ -62,7 +63,7 @@ export class MemoryPort implements TranscriptPort {
   private write(method: keyof TranscriptPort, id: string, runId: string, args: unknown[], fn: (t: TranscriptState) => TranscriptState | void): boolean {
     const t = this.transcripts.get(id);
     const applied = !!t && this.currentRun.get(id) === runId;
-    this.calls.push({ method, runId, args, applied });
+    this.calls.push({ method, transcriptId: id, runId, args, applied });
     if (!applied) return false;
     // Values go through JSON as they would through the database (no undefined, no NaN survives silently).
     const next = fn(structuredClone(t));
@@ -71,7 +72,7 @@ export class MemoryPort implements TranscriptPort {
   }
 
   async load(id: string): Promise<TranscriptState | null> {
-    this.calls.push({ method: "load", runId: null, args: [id], applied: true });
+    this.calls.push({ method: "load", transcriptId: id, runId: null, args: [], applied: true });
     const t = this.transcripts.get(id);
     return t ? structuredClone(t) : null;
   }
@@ -119,8 +120,8 @@ export class MemoryPort implements TranscriptPort {
     });
   }
 
-  callsOf(method: keyof TranscriptPort): PortCall[] {
-    return this.calls.filter((c) => c.method === method);
+  callsOf(method: keyof TranscriptPort, transcriptId?: string): PortCall[] {
+    return this.calls.filter((c) => c.method === method && (transcriptId === undefined || c.transcriptId === transcriptId));
   }
 
   eventsOf(id: string, name: PipelineEventName): Record<string, unknown>[] {
