@@ -6,6 +6,7 @@ import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig } from "./config";
 import { registerConsumers } from "./consumers";
+import { pipelineDeps } from "./pipeline-deps";
 import { startPipelineWorkers } from "./pipelines/index";
 import { DbTranscriptPort } from "./port";
 
@@ -16,6 +17,6 @@ export const transcriptionService = defineService({
   async start(rt) {
     registerCommands(rt.rpc, rt.sql, rt.log);
     registerConsumers(rt);
-    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log));
+    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), pipelineDeps(rt.config, rt.bus, rt.log));
   },
 });
