@@ -1,9 +1,11 @@
 // The multitrack workflow end to end on real ffmpeg, pocketsphinx, storage and workflow runner:
 // a 3-speaker synthesised meeting whose tracks start at different times.
-import { readFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { transcriptKeys } from "@scribe/contracts";
-import { probe } from "@scribe/media";
+import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MeetingFixture } from "../../../../test/fixtures/speech/synth";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
@@ -14,9 +16,11 @@ let fx: MeetingFixture;
 beforeAll(async () => {
   env = await pipelineEnv("pl-multitrack");
   fx = await syncMeeting();
+  await env.workers();
 }, HEAVY);
 afterAll(async () => env?.close());
 
+const exec = promisify(execFile);
 const storedPath = (bucket: string, key: string) => join(env.storageRoot, "storage", bucket, key);
 
 describe("multitrack workflow", () => {
@@ -25,7 +29,6 @@ describe("multitrack workflow", () => {
     async () => {
       const id = "tr-multitrack-1";
       const tracks = await uploadTracks(env, fx, "rec-1");
-      await env.workers();
       const runId = await env.start(
         pipelineInput({
           transcript_id: id,
@@ -147,9 +150,60 @@ describe("multitrack workflow", () => {
       expect(t.audio_deleted).toBe(true);
       for (const track of tracks) expect(await env.bucket(PLATFORM_BUCKET).head(track.key)).toBeNull();
       expect(await env.bucket("transcripts").head(transcriptKeys.mp3(id))).toBeNull();
-      // Speakers without a recorded name are "Speaker <n>"-free here: the tracks carried names.
       expect(t.participants.map((p) => p.name)).toEqual(["Alice", "Bob", "Carol"]);
     },
     HEAVY,
   );
+
+  it(
+    "fails at once when a track is corrupt, naming the track",
+    async () => {
+      const tracks = await uploadTracks(env, fx, "rec-3");
+      const bad = join(env.storageRoot, "bad.webm");
+      await writeFile(bad, Buffer.alloc(4096, 7));
+      await uploadFile(env.bucket(PLATFORM_BUCKET), "rec-3/broken.webm", bad);
+      const id = "tr-multitrack-corrupt";
+      const runId = await env.start(
+        pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [tracks[0]!, { ...tracks[1]!, key: "rec-3/broken.webm", start_offset_seconds: null }] }),
+      );
+      const run = await env.finished(runId);
+      expect(run.status).toBe("failed");
+      const t = env.port.transcripts.get(id)!;
+      expect(t.status).toBe("error");
+      expect(t.error).toMatch(/^tracks\[1\] failed after 1 attempt\(s\): MediaError: input is corrupt/);
+      expect(env.port.callsOf("complete", id)).toHaveLength(0);
+    },
+    HEAVY,
+  );
+
+  it(
+    "fails with a clear reason when every track is silent, and never serves the audio as done",
+    async () => {
+      const silent = join(env.storageRoot, "silent.wav");
+      await exec("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "20", silent]);
+      const storage = env.bucket(PLATFORM_BUCKET);
+      await uploadFile(storage, "rec-4/a.wav", silent);
+      await uploadFile(storage, "rec-4/b.wav", silent);
+      const track = { start_offset_seconds: 0, participant_id: null, participant_name: null, user_id: null, size: null };
+      const id = "tr-multitrack-silent";
+      const runId = await env.start(
+        pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [{ ...track, key: "rec-4/a.wav" }, { ...track, key: "rec-4/b.wav", start_offset_seconds: 2 }] }),
+      );
+      const run = await env.finished(runId);
+      expect(run.status).toBe("failed");
+      const t = env.port.transcripts.get(id)!;
+      expect(t.status).toBe("error");
+      expect(t.error).toMatch(/^mixdown failed after 1 attempt\(s\): MediaError: input is silent/);
+      expect(await env.bucket("transcripts").head(transcriptKeys.mp3(id))).toBeNull();
+      expect(t.participants.map((p) => p.name)).toEqual(["Speaker 0", "Speaker 1"]);
+    },
+    HEAVY,
+  );
+
+  it("refuses a multitrack recording without tracks", async () => {
+    const id = "tr-multitrack-empty";
+    const run = await env.finished(await env.start(pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [] })));
+    expect(run.status).toBe("failed");
+    expect(env.port.transcripts.get(id)!.error).toBe("start failed after 1 attempt(s): NonRetryableError: recording has no audio tracks (transcript tr-multitrack-empty)");
+  });
 });

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import type { Word } from "@scribe/ai";
 import { transcriptKeys } from "@scribe/contracts";
+import { isAppError } from "@scribe/kit";
 import { analyzeAudio, assertAudible, audioDurationMs, downloadObject, encodeMp3, MediaError, mixdown, trackStartOffset, uploadFile } from "@scribe/media";
 import type { PipelineDeps } from "../deps";
 import type { Track } from "../input";
@@ -24,7 +25,7 @@ async function fetchTo(deps: PipelineDeps, bucket: string, key: string, dir: str
     await downloadObject(deps.openBucket(bucket), key, path, { signal: io.signal });
   } catch (e) {
     // A missing object fails the same way on every attempt: say which one and stop.
-    if (e instanceof Error && /not ?found|ENOENT|NoSuchKey/i.test(`${e.name} ${e.message}`)) {
+    if (isAppError(e) && e.kind === "NotFound") {
       throw new MediaError("not_found", `recording file not found: ${bucket}/${key}`, { cause: e });
     }
     throw e;
