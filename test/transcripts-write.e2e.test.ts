@@ -6,7 +6,7 @@ import { connectDb, createLogger, type Sql } from "@scribe/kit";
 import { DbTranscriptPort } from "../services/transcription/src/port";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
 import { TranscriptWriter } from "./support/transcripts";
 
 let sys: TestSystem;
@@ -136,6 +136,11 @@ describe("delete, restore, destroy", () => {
     expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
     expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
     expect((await alice(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(404);
+
+    // The owner's user socket hears of it: created, deleted (once), restored, deleted; destroyed.
+    const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => (e.data.transcript_id ?? (e.data.transcript as { id?: string })?.id) === t.id);
+    expect(events.filter((e) => e.type === "transcript.lifecycle.changed").map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
+    expect(events.filter((e) => e.type === "transcript.destroyed").map((e) => e.data.reason)).toEqual(["user"]);
   });
 
   it("is the owner's: 403 for others (after the 400 on restore/destroy), 404 unknown, 401 anonymous", async () => {
