@@ -9,7 +9,7 @@ import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MeetingFixture } from "../../../../test/fixtures/speech/synth";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
-import { syncMeeting } from "./support/meeting";
+import { syncMeeting, writeSilence } from "./support/meeting";
 
 const exec = promisify(execFile);
 const BUCKET = "whereby-test";
@@ -96,8 +96,7 @@ describe("file pipeline", () => {
   it(
     "fails silent audio with a clear reason and serves nothing as done",
     async () => {
-      const path = join(env.storageRoot, "silent.wav");
-      await exec("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "20", path]);
+      const path = await writeSilence(join(env.storageRoot, "silent.wav"), 20);
       await put("silent.wav", path);
       const id = "tr-file-silent";
       const { run } = await runFile(id, "silent.wav");

@@ -1,15 +1,13 @@
 // The multitrack workflow end to end on real ffmpeg, pocketsphinx, storage and workflow runner:
 // a 3-speaker synthesised meeting whose tracks start at different times.
-import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
-import { promisify } from "node:util";
 import { join } from "node:path";
 import { transcriptKeys } from "@scribe/contracts";
 import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MeetingFixture } from "../../../../test/fixtures/speech/synth";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
-import { PLATFORM_BUCKET, syncMeeting, uploadTracks } from "./support/meeting";
+import { PLATFORM_BUCKET, syncMeeting, uploadTracks, writeSilence } from "./support/meeting";
 
 let env: PipelineEnv;
 let fx: MeetingFixture;
@@ -20,7 +18,6 @@ beforeAll(async () => {
 }, HEAVY);
 afterAll(async () => env?.close());
 
-const exec = promisify(execFile);
 const storedPath = (bucket: string, key: string) => join(env.storageRoot, "storage", bucket, key);
 
 describe("multitrack workflow", () => {
@@ -179,8 +176,7 @@ describe("multitrack workflow", () => {
   it(
     "fails with a clear reason when every track is silent, and never serves the audio as done",
     async () => {
-      const silent = join(env.storageRoot, "silent.wav");
-      await exec("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", "20", silent]);
+      const silent = await writeSilence(join(env.storageRoot, "silent.wav"), 20);
       const storage = env.bucket(PLATFORM_BUCKET);
       await uploadFile(storage, "rec-4/a.wav", silent);
       await uploadFile(storage, "rec-4/b.wav", silent);

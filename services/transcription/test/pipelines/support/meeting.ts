@@ -43,3 +43,9 @@ export async function uploadTracks(env: PipelineEnv, fx: MeetingFixture, prefix:
   }
   return tracks;
 }
+
+/** `seconds` of digital silence as a 16 kHz WAV (the "silent recording" input). */
+export async function writeSilence(path: string, seconds: number): Promise<string> {
+  await exec("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", String(seconds), path]);
+  return path;
+}
