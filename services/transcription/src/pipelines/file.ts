@@ -5,7 +5,7 @@ import { assignSpeakers, type DiarizationSegment, type Word } from "@scribe/ai";
 import { workflow } from "@scribe/workflow";
 import { extractAudio, storeWaveform, transcribeMp3, withMp3 } from "./steps/audio";
 import { cleanupConsent } from "./steps/consent";
-import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, policy, STT_QUEUE } from "./steps/policy";
+import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, MEDIA_TIMEOUT_S, policy, SPEECH_TIMEOUT_S, STT_QUEUE } from "./steps/policy";
 import { storeSummaries, storeTitle, storeTopics, wordsText } from "./steps/summaries";
 import { PipelineInputSchema } from "./input";
 import type { GetContext } from "./context";
@@ -14,7 +14,7 @@ export const FILE_WORKFLOW = "transcript-file";
 
 export function fileWorkflow(get: GetContext) {
   return workflow(FILE_WORKFLOW, PipelineInputSchema)
-    .step("extract", policy(300, 3, 10, { queue: MEDIA_QUEUE }), async (ctx) => {
+    .step("extract", policy(MEDIA_TIMEOUT_S, 3, 10, { queue: MEDIA_QUEUE }), async (ctx) => {
       const { port, deps } = get();
       const id = ctx.input.transcript_id;
       await port.markProcessing(id, ctx.runId);
@@ -25,10 +25,10 @@ export function fileWorkflow(get: GetContext) {
       await port.appendEvent(id, ctx.runId, "DURATION", { duration: out.duration_ms });
       return out;
     })
-    .step("transcribe", { ...policy(1200, 3, 30, { queue: STT_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ words: Word[] }> => ({
+    .step("transcribe", { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ words: Word[] }> => ({
       words: await transcribeMp3(get().deps, ctx.input, ioOf(ctx)),
     }))
-    .step("diarize", { ...policy(1200, 3, 30, { queue: MEDIA_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ segments: DiarizationSegment[] | null }> => {
+    .step("diarize", { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: MEDIA_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ segments: DiarizationSegment[] | null }> => {
       const { deps } = get();
       const diarizer = deps.ai.diarizer;
       if (!diarizer) return { segments: null };

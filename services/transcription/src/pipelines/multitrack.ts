@@ -6,7 +6,7 @@ import { workflow } from "@scribe/workflow";
 import type { Word } from "@scribe/ai";
 import { cleanupConsent } from "./steps/consent";
 import { mixdownTracks, processTrack, storeWaveform, type TrackResult } from "./steps/audio";
-import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, MIXDOWN_QUEUE, policy, requireTracks, STT_QUEUE } from "./steps/policy";
+import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, MEDIA_TIMEOUT_S, MIXDOWN_QUEUE, policy, requireTracks, SPEECH_TIMEOUT_S, STT_QUEUE } from "./steps/policy";
 import { mergeWords, participantsOf, storeSummaries, storeTitle, storeTopics } from "./steps/summaries";
 import { PipelineInputSchema, type Track } from "./input";
 import type { GetContext } from "./context";
@@ -27,10 +27,10 @@ export function multitrackWorkflow(get: GetContext) {
     })
     .forEach(
       "tracks",
-      { ...policy(1200, 3, 30, { queue: STT_QUEUE }), after: ["start"], items: (input) => input.tracks.map((track: Track, index: number) => ({ track, index })) },
+      { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }), after: ["start"], items: (input) => input.tracks.map((track: Track, index: number) => ({ track, index })) },
       async (ctx): Promise<TrackResult> => processTrack(get().deps, ctx.input, ctx.item.track, ctx.item.index, ioOf(ctx)),
     )
-    .step("mixdown", { ...policy(720, 2, 15, { queue: MIXDOWN_QUEUE }), after: ["tracks"] }, async (ctx) => {
+    .step("mixdown", { ...policy(MEDIA_TIMEOUT_S, 2, 15, { queue: MIXDOWN_QUEUE }), after: ["tracks"] }, async (ctx) => {
       const { port, deps } = get();
       const offsets = [...ctx.parents.tracks].sort((a, b) => a.index - b.index).map((t) => t.offset);
       const out = await mixdownTracks(deps, ctx.input, offsets, ioOf(ctx));

@@ -14,6 +14,15 @@ export const MEDIA_QUEUE = defineQueue("transcription-media", { concurrency: 4 }
 /** Summariser calls (an LLM endpoint, or the offline extractive summariser). */
 export const LLM_QUEUE = defineQueue("transcription-llm", { concurrency: 8 });
 
+/**
+ * The reference's 1200 s for speech-to-text and diarization assumes a GPU; the offline backends
+ * run at 0.2–0.4× real time on one core (measured by `pnpm bench pipeline`), so a four-hour
+ * recording needs up to ~1.5 h. The timeout only catches hangs: it must not fail long meetings.
+ */
+export const SPEECH_TIMEOUT_S = 4 * 3600;
+/** Conversion and mixdown of long recordings (the reference refreshes mixdown's to 300 + 60×tracks + duration/10). */
+export const MEDIA_TIMEOUT_S = 1800;
+
 const backoff = (maxSeconds: number): Partial<Backoff> => ({ initialMs: 1000, factor: 2, maxMs: maxSeconds * 1000 });
 
 /** `timeout` seconds, `retries` retries after the first attempt, backoff capped at `cap` seconds. */
