@@ -17,6 +17,7 @@ import { userRoutes } from "./routes/users";
 import { transcriptReadRoutes } from "./routes/transcripts-read";
 import { realtimeRoutes } from "./realtime/routes";
 import type { Realtime } from "./realtime/server";
+import { transcriptWriteRoutes } from "./routes/transcripts-write";
 
 /** `realtime` adds the WebSocket upgrades (the service passes it; without it the paths answer plain GETs only). */
 export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
@@ -55,5 +56,6 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   searchRoutes(app);
   realtimeRoutes(app, realtime);
   transcriptReadRoutes(app);
+  transcriptWriteRoutes(app);
   return app;
 }
