@@ -155,6 +155,9 @@ describe("joining a calendar event", () => {
         attendees: [{ email: "ann@example.com", name: null, status: "TENTATIVE", role: "REQ-PARTICIPANT" }],
         start_time: start.toISOString(),
         end_time: minutesFrom(start, 30).toISOString(),
+        // The outgoing webhook's calendar_event carries both.
+        ics_uid: "kickoff",
+        location: roomLocation("early"),
       },
     });
     // Signed in: joined with a Daily meeting token made by the service.

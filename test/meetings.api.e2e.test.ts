@@ -283,6 +283,7 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
       title: "Planning",
       description: "Agenda: budgets",
       attendees: [{ email: "carol@example.com", name: "Carol", status: "ACCEPTED", role: "REQ-PARTICIPANT" }, { email: "dan@example.com", status: "DECLINED" }],
+      location: "https://scribe.example.com/calendared",
       start: start.toISOString(),
       end: new Date(start.getTime() + 30 * 60_000).toISOString(),
     };
@@ -299,7 +300,15 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
 
     // Listed among the room's active meetings before it starts; details only for the owner.
     const forBob = (await (await bob("/v1/rooms/calendared/meetings/active")).json()).find((m: { id: string }) => m.id === made.id);
-    expect(forBob.calendar_metadata).toEqual({ title: "Planning", description: null, attendees: null, start_time: event.start, end_time: event.end });
+    expect(forBob.calendar_metadata).toEqual({
+      title: "Planning",
+      description: null,
+      attendees: null,
+      start_time: event.start,
+      end_time: event.end,
+      ics_uid: "uid-1@example.com",
+      location: "https://scribe.example.com/calendared",
+    });
     const forAlice = await (await alice(`/v1/rooms/calendared/meetings/${made.id}`)).json();
     expect(forAlice.calendar_metadata.attendees).toEqual(event.attendees);
     // The on-the-fly "create" reuses it (it is the room's newest active meeting with the room's settings).

@@ -7,7 +7,7 @@
 // support/permissions.ts), and append one line per operation × deployment group to ROWS. The last
 // test fails while an operation in /openapi.json has no row.
 import { randomUUID } from "node:crypto";
-import { CreateRoom, calendarOps, meetingsOps, projectionOps, recordingsOps, roomsOps, transcriptKeys } from "@scribe/contracts";
+import { CreateRoom, calendarOps, meetingsOps, projectionOps, recordingsOps, roomsOps, transcriptKeys, transcriptionOps } from "@scribe/contracts";
 import { openStorage } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { icsFeed, minutesFrom, roomLocation, startFeedServer } from "./support/calendar";
@@ -86,6 +86,23 @@ async function seedTranscript(w: Omit<World, "fixtures">, opts: { owner: "owner"
     message: `transcript ${state.id} reached the read model`,
   });
   return state.id;
+}
+
+/**
+ * A fresh transcript made by the transcription service (the write side knows only its own), owned
+ * by the owner unless `owner: null`; `deleted` soft-deletes it; `participant` adds one (speaker 0).
+ */
+async function freshTranscript(
+  w: Omit<World, "fixtures">,
+  opts: { owner?: "owner" | null; deleted?: boolean; participant?: boolean } = {},
+): Promise<{ id: string; participantId: string | null }> {
+  const caller = w.callerOf(opts.owner === undefined ? "owner" : opts.owner);
+  const t = await rpcCall(w.bus, transcriptionOps.create, { caller, transcript: { name: w.unique("transcript") } });
+  const participantId = opts.participant
+    ? (await rpcCall(w.bus, transcriptionOps.addParticipant, { caller, id: t.id, participant: { name: "Ann", speaker: 0 } })).participant.id
+    : null;
+  if (opts.deleted) await rpcCall(w.bus, transcriptionOps.delete, { caller, id: t.id });
+  return { id: t.id, participantId };
 }
 
 /** An ICS feed with one ongoing event in `roomName`, served for the world's lifetime; answers its URL. */
@@ -227,6 +244,11 @@ const documentsLogin =
   (present: boolean): Check =>
   (b) =>
     expect(Object.keys(b.paths).includes("/v1/auth/login")).toBe(present);
+
+/** A created transcript belongs to the caller (null: anonymous). */
+const ownedByCaller: Check = (b, { w, caller }) => expect(b).toMatchObject({ user_id: userIdOf(w, caller), status: "idle", share_mode: "private" });
+/** AUTH_BACKEND=none: whatever a caller sends, the transcript is anonymous. */
+const ownedByNobody: Check = (b) => expect(b).toMatchObject({ user_id: null, status: "idle" });
 
 // ---- operations -------------------------------------------------------------------------------
 const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
@@ -387,6 +409,13 @@ const OPERATIONS = {
   getPublicTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}` }) },
   getAnonymousTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "an anonymous transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}` }) },
   getMissingTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "unknown id", request: () => ({ path: `/v1/transcripts/${MISSING_ID}` }) },
+  // The WebSocket paths answered as plain HTTP (their socket handshakes: test/realtime.e2e.test.ts).
+  transcriptEventsHttp: {
+    route: "GET /v1/transcripts/{transcript_id}/events",
+    variant: "plain GET, not a WebSocket",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/events` }),
+  },
+  userEventsHttp: { route: "GET /v1/events", variant: "plain GET, not a WebSocket", request: () => ({ path: "/v1/events" }) },
   topicsPrivate: { route: "GET /v1/transcripts/{transcript_id}/topics", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/topics` }) },
   topicsWithWordsPrivate: {
     route: "GET /v1/transcripts/{transcript_id}/topics/with-words",
@@ -451,6 +480,72 @@ const OPERATIONS = {
   },
   zulipStreams: { route: "GET /v1/zulip/streams", request: () => ({ path: "/v1/zulip/streams" }) },
   zulipTopics: { route: "GET /v1/zulip/streams/{stream_id}/topics", request: () => ({ path: "/v1/zulip/streams/1/topics" }) },
+  // Transcript mutations (transcription service). Destructive ones act on a fresh transcript.
+  createTranscript: { route: "POST /v1/transcripts", request: (w) => ({ path: "/v1/transcripts", init: json("POST", { name: w.unique("created") }) }) },
+  patchTranscript: {
+    route: "PATCH /v1/transcripts/{transcript_id}",
+    variant: "a fresh private transcript of the owner",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}`, init: json("PATCH", { name: "renamed" }) }),
+  },
+  deleteTranscript: {
+    route: "DELETE /v1/transcripts/{transcript_id}",
+    variant: "a fresh transcript of the owner",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}`, init: { method: "DELETE" } }),
+  },
+  restoreTranscript: {
+    route: "POST /v1/transcripts/{transcript_id}/restore",
+    variant: "a fresh soft-deleted transcript of the owner",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/restore`, init: { method: "POST" } }),
+  },
+  destroyTranscript: {
+    route: "DELETE /v1/transcripts/{transcript_id}/destroy",
+    variant: "a fresh soft-deleted transcript of the owner",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/destroy`, init: { method: "DELETE" } }),
+  },
+  processTranscript: {
+    route: "POST /v1/transcripts/{transcript_id}/process",
+    variant: "a private transcript with nothing to process",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/process`, init: { method: "POST" } }),
+  },
+  addParticipant: {
+    route: "POST /v1/transcripts/{transcript_id}/participants",
+    variant: "the owner's private transcript",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/participants`, init: json("POST", { name: "Bea" }) }),
+  },
+  addParticipantAnonymous: {
+    route: "POST /v1/transcripts/{transcript_id}/participants",
+    variant: "an anonymous transcript",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { owner: null })).id}/participants`, init: json("POST", { name: "Bea" }) }),
+  },
+  patchParticipant: {
+    route: "PATCH /v1/transcripts/{transcript_id}/participants/{participant_id}",
+    variant: "the owner's private transcript",
+    async request(w) {
+      const t = await freshTranscript(w, { participant: true });
+      return { path: `/v1/transcripts/${t.id}/participants/${t.participantId}`, init: json("PATCH", { name: "Anna" }) };
+    },
+  },
+  deleteParticipant: {
+    route: "DELETE /v1/transcripts/{transcript_id}/participants/{participant_id}",
+    variant: "the owner's private transcript",
+    async request(w) {
+      const t = await freshTranscript(w, { participant: true });
+      return { path: `/v1/transcripts/${t.id}/participants/${t.participantId}`, init: { method: "DELETE" } };
+    },
+  },
+  assignSpeaker: {
+    route: "PATCH /v1/transcripts/{transcript_id}/speaker/assign",
+    variant: "the owner's private transcript",
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w)).id}/speaker/assign`,
+      init: json("PATCH", { speaker: 1, timestamp_from: 0, timestamp_to: 10 }),
+    }),
+  },
+  mergeSpeakers: {
+    route: "PATCH /v1/transcripts/{transcript_id}/speaker/merge",
+    variant: "the owner's private transcript",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/speaker/merge`, init: json("PATCH", { speaker_from: 0, speaker_to: 1 }) }),
+  },
 } satisfies Record<string, Op>;
 const O = OPERATIONS;
 
@@ -580,6 +675,39 @@ const ROWS: Row[] = [
   row(O.participantsPrivate, NONE, everyone(403)),
   row(O.participantPrivate, USERS, ownerVsOthers(404, 403)),
   row(O.participantPrivate, NONE, everyone(403)),
+  // WebSocket paths: a plain GET is a described stub answering 426 Upgrade Required to anyone.
+  row(O.transcriptEventsHttp, ALL, everyone(426)),
+  row(O.userEventsHttp, ALL, everyone(426)),
+
+  // Transcript mutations: creating is `pub`; changing a transcript is its owner's (OWNER), its
+  // participants and speakers are its owner's or anyone's on an anonymous transcript (EDIT);
+  // processing needs READ only. AUTH_BACKEND=none has no users: every `req` route answers 401.
+  row(O.createTranscript, USERS_PRIVATE, usersVsAnon([200, ownedByCaller], 401)),
+  row(O.createTranscript, USERS_PUBLIC, usersVsAnon([200, ownedByCaller], [200, ownedByCaller])),
+  row(O.createTranscript, NONE, everyone([200, ownedByNobody])),
+  row(O.patchTranscript, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.patchTranscript, NONE, everyone(401)),
+  row(O.deleteTranscript, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.deleteTranscript, NONE, everyone(401)),
+  row(O.restoreTranscript, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.restoreTranscript, NONE, everyone(401)),
+  row(O.destroyTranscript, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.destroyTranscript, NONE, everyone(401)),
+  row(O.processTranscript, USERS_PRIVATE, ownerVsOthers(400, 403, 401)),
+  row(O.processTranscript, USERS_PUBLIC, ownerVsOthers(400, 403)),
+  row(O.processTranscript, NONE, everyone(403)),
+  row(O.addParticipant, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.addParticipant, NONE, everyone(401)),
+  row(O.addParticipantAnonymous, USERS, usersVsAnon(200, 401)),
+  row(O.addParticipantAnonymous, NONE, everyone(401)),
+  row(O.patchParticipant, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.patchParticipant, NONE, everyone(401)),
+  row(O.deleteParticipant, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.deleteParticipant, NONE, everyone(401)),
+  row(O.assignSpeaker, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.assignSpeaker, NONE, everyone(401)),
+  row(O.mergeSpeakers, USERS, ownerVsOthers(200, 403, 401)),
+  row(O.mergeSpeakers, NONE, everyone(401)),
 
   // Notifications. Config reads no credentials. The webhook test is the room owner's; sharing by
   // e-mail needs READ only (anonymous callers too); posting to the team chat needs a signed-in

@@ -4,6 +4,8 @@ import { randomUUID } from "node:crypto";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type Client, type TestSystem } from "./support/system";
+import postgres from "postgres";
+import { meetingState } from "./support/notifier";
 import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
 
 let sys: TestSystem;
@@ -75,6 +77,41 @@ describe("GET /v1/transcripts/{id}", () => {
     expect(t).not.toHaveProperty("deleted_at");
     // Generation failed or has not run: null, not missing (decision).
     expect(t.action_items).toBeNull();
+  });
+
+  it("gives a participant linked to a known user that user's e-mail", async () => {
+    const db = postgres(sys.db.url, { max: 1, onnotice: () => {} });
+    try {
+      const now = new Date();
+      await db`insert into gateway.users (id, provider_uid, email, email_verified, created_at, updated_at)
+        values ('jane', 'idp|jane', 'jane@example.org', true, ${now}, ${now})`;
+    } finally {
+      await db.end();
+    }
+    const t = await getJson(alice, `/v1/transcripts/${id}`);
+    expect(t.participants.map((p: { email: string | null }) => p.email)).toEqual([null, "jane@example.org"]);
+    // The participant routes answer without e-mails (api.md §2.12).
+    expect((await getJson(alice, `/v1/transcripts/${id}/participants`))[1]).not.toHaveProperty("email", "jane@example.org");
+  });
+
+  it("says whether the transcript's meeting has a composed cloud video, and how long it is", async () => {
+    const room = await createRoom(alice, "video-room");
+    const meetingId = randomUUID();
+    const meeting = meetingState(meetingId, { id: room.id, name: room.name, owner: "alice" }, { version: 1 });
+    await tw.publish("meeting.created", meeting);
+    await tw.publish("meeting.updated", { ...meeting, version: 2, daily_composed_video_s3_key: "daily/video.mp4", daily_composed_video_duration: 754 });
+    // An older state arriving late changes nothing.
+    await tw.publish("meeting.updated", { ...meeting, version: 1 });
+    const t = await tw.create({ user_id: "alice", room_id: room.id, meeting_id: meetingId });
+    await tw.applied(t.id);
+    const got = await eventually(async () => {
+      const v = await getJson(alice, `/v1/transcripts/${t.id}`);
+      return v.has_cloud_video ? v : null;
+    });
+    expect([got.has_cloud_video, got.cloud_video_duration]).toEqual([true, 754]);
+    // Lists never compute it (api.md §2.9).
+    const list = await getJson(alice, `/v1/transcripts?room_id=${room.id}`);
+    expect(list.items[0]).toMatchObject({ id: t.id, has_cloud_video: false, cloud_video_duration: null });
   });
 
   it("carries the action items on the single-transcript answer only", async () => {

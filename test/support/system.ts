@@ -69,7 +69,8 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     OPS_PORT: "0",
     AUTH_BACKEND: auth,
     SECRET_KEY: TEST_SECRET,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    // Errors only: a failure in CI then shows what went wrong inside the services.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "error",
     OUTBOX_POLL_MS: "200",
     // Several whole systems run at once in the suite; small pools keep PostgreSQL's connections enough.
     DATABASE_POOL_SIZE: "3",

@@ -45,6 +45,9 @@ export async function* decodePcm(
     ff.on("error", reject);
     ff.on("close", (code) => resolve(code));
   });
+  // When the caller's signal aborts, the stdout loop below throws before `exited` is awaited; its
+  // rejection must not go unhandled (Node would end the process, e.g. a worker on a cancelled run).
+  exited.catch(() => {});
   let carry: Buffer | null = null;
   try {
     for await (const chunk of ff.stdout as AsyncIterable<Buffer>) {

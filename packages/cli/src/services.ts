@@ -7,6 +7,7 @@ import { recordingsService } from "@scribe/recordings";
 import { projectionService } from "@scribe/projection";
 import { roomsService } from "@scribe/rooms";
 import { searchService } from "@scribe/search";
+import { transcriptionService } from "@scribe/transcription";
 import type { ServiceDefinition } from "@scribe/kit";
 import type { z } from "zod";
 
@@ -20,6 +21,9 @@ export const SERVICES: ServiceDefinition<z.ZodObject>[] = [
   projectionService as unknown as ServiceDefinition<z.ZodObject>,
   searchService as unknown as ServiceDefinition<z.ZodObject>,
   notifierService as unknown as ServiceDefinition<z.ZodObject>,
+  // The transcript write side and the pipeline workers; its recording.ready consumer takes only
+  // new events, so it is up before the gateway lets anyone upload.
+  transcriptionService as unknown as ServiceDefinition<z.ZodObject>,
   gatewayService as unknown as ServiceDefinition<z.ZodObject>,
 ];
 

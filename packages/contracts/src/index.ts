@@ -27,3 +27,4 @@ export * from "./calendar-events";
 export * from "./calendar-rpc";
 export * from "./notifier";
 export * from "./notifier-rpc";
+export * from "./transcription-rpc";

@@ -25,6 +25,9 @@ export const CalendarMetadata = z.object({
   /** Scheduled start and end of the calendar event (the end drives deactivation of an unused meeting). */
   start_time: datetime,
   end_time: datetime,
+  /** The event's iCalendar UID and location (the outgoing webhook's calendar_event carries them). */
+  ics_uid: z.string().nullable().default(null),
+  location: z.string().nullable().default(null),
 });
 export type CalendarMetadata = z.infer<typeof CalendarMetadata>;
 
@@ -144,6 +147,7 @@ export const CalendarEventForMeeting = z.object({
   title: z.string().nullable(),
   description: z.string().nullable(),
   attendees: z.array(CalendarAttendee).default([]),
+  location: z.string().nullable().default(null),
   start: datetime,
   end: datetime,
 });

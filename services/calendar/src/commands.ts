@@ -27,6 +27,7 @@ export function calendarEventForMeeting(e: CalendarEventRecord): CalendarEventFo
     title: e.title,
     description: e.description,
     attendees: e.attendees,
+    location: e.location,
     start: e.start.toISOString(),
     end: e.end.toISOString(),
   };

@@ -15,8 +15,12 @@ import { systemRoutes } from "./routes/system";
 import { uploadRoutes } from "./routes/upload";
 import { userRoutes } from "./routes/users";
 import { transcriptReadRoutes } from "./routes/transcripts-read";
+import { realtimeRoutes } from "./realtime/routes";
+import type { Realtime } from "./realtime/server";
+import { transcriptWriteRoutes } from "./routes/transcripts-write";
 
-export function createApp(deps: GatewayDeps): OpenAPIHono<AppEnv> {
+/** `realtime` adds the WebSocket upgrades (the service passes it; without it the paths answer plain GETs only). */
+export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requestContext(deps));
   const origins = deps.config.CORS_ORIGIN.split(",").map((o) => o.trim()).filter(Boolean);
@@ -50,6 +54,8 @@ export function createApp(deps: GatewayDeps): OpenAPIHono<AppEnv> {
   uploadRoutes(app);
   // Before transcriptReadRoutes: /v1/transcripts/search would otherwise match /v1/transcripts/{transcript_id}.
   searchRoutes(app);
+  realtimeRoutes(app, realtime);
   transcriptReadRoutes(app);
+  transcriptWriteRoutes(app);
   return app;
 }

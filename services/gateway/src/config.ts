@@ -77,6 +77,9 @@ export const GatewayConfig = z.object({
   HTTP_REQUEST_TIMEOUT_MS: envInt(3_600_000, 0).describe(
     "longest time a client may take to send one whole request (a large upload chunk); 0 = no limit",
   ),
+  WS_PING_INTERVAL_MS: envInt(30_000, 0).describe(
+    "interval of WebSocket protocol pings; a socket that leaves two in a row unanswered is dropped (vanished clients); 0 = no pings",
+  ),
   UPLOAD_PROCESSING_TIMEOUT_MS: envInt(600_000, 1000).describe(
     "how long the last chunk of an upload may take to be assembled and checked before the request fails",
   ),

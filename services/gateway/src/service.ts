@@ -7,6 +7,7 @@ import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
 import { createAuthenticator, type Authenticator } from "./auth/identity";
 import { GatewayConfig, REFERENCE_DEFAULT_SECRET, authConfigProblems } from "./config";
+import { Realtime } from "./realtime/server";
 
 export const gatewayService = defineService({
   name: "gateway",
@@ -31,7 +32,9 @@ export const gatewayService = defineService({
     await provisionAdmin(sql, config, log, new Date());
     log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
 
-    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) });
+    const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS });
+    await realtime.start();
+    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) }, realtime);
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve(
         // Node's default 5-minute limit on receiving a whole request would cut large uploads short.
@@ -40,6 +43,7 @@ export const gatewayService = defineService({
       );
       s.once("error", reject);
     });
+    realtime.inject(server);
     const port = (server.address() as AddressInfo).port;
     log.info({ port, host: config.HOST }, `gateway listening on http://127.0.0.1:${port}`);
     let listening = true;
@@ -47,10 +51,11 @@ export const gatewayService = defineService({
     onStop(async () => {
       listening = false;
       // Stop accepting connections; requests in flight finish, idle keep-alive sockets close now.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if ("closeIdleConnections" in server) server.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      // Upgraded sockets count as open connections: server.close() waits until they are closed too.
+      await realtime.close();
+      await closed;
     });
     return { port, app, auth };
   },

@@ -107,3 +107,10 @@ export async function apiKeyOwner(db: Db, keyHash: string): Promise<string | nul
   const [row] = await db<{ user_id: string }[]>`select user_id from api_key where key_hash = ${keyHash}`;
   return row?.user_id ?? null;
 }
+
+/** E-mail addresses of the given user ids (unknown ids are left out). */
+export async function emailsOf(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db<{ id: string; email: string }[]>`select id, email from users where id in ${db(ids)}`;
+  return new Map(rows.map((r) => [r.id, r.email]));
+}

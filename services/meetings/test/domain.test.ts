@@ -89,7 +89,7 @@ const meeting: MeetingState = {
   start_date: T.toISOString(), end_date: new Date(T.getTime() + 8 * 3600_000).toISOString(), user_id: null, room_id: "r1",
   is_locked: false, room_mode: "normal", recording_type: "cloud", recording_trigger: "automatic-2nd-participant", num_clients: 0,
   is_active: true, calendar_event_id: "e1",
-  calendar_metadata: { title: "Weekly", description: "secret agenda", attendees: [{ email: "a@x", status: "ACCEPTED" }], start_time: T.toISOString(), end_time: T.toISOString() },
+  calendar_metadata: { title: "Weekly", description: "secret agenda", attendees: [{ email: "a@x", status: "ACCEPTED" }], start_time: T.toISOString(), end_time: T.toISOString(), ics_uid: "uid-1@example.com", location: null },
   platform: "whereby", daily_composed_video_s3_key: null, daily_composed_video_duration: null, store_video: false, version: 1,
   created_at: T.toISOString(), updated_at: T.toISOString(), scribe_room_name: "standup", room_owner_id: "alice", email_recipients: [],
   deactivated_at: null, deactivation_reason: null,
@@ -100,7 +100,7 @@ describe("meetings", () => {
     expect(meetingFor(meeting, true)).toMatchObject({ host_room_url: meeting.host_room_url, calendar_metadata: { description: "secret agenda" } });
     const other = meetingFor(meeting, false);
     expect(other.host_room_url).toBe("");
-    expect(other.calendar_metadata).toEqual({ title: "Weekly", description: null, attendees: null, start_time: T.toISOString(), end_time: T.toISOString() });
+    expect(other.calendar_metadata).toEqual({ title: "Weekly", description: null, attendees: null, start_time: T.toISOString(), end_time: T.toISOString(), ics_uid: "uid-1@example.com", location: null });
     expect(other).not.toHaveProperty("email_recipients");
     expect(other).not.toHaveProperty("version");
   });

@@ -162,10 +162,12 @@ describe("webhook payload", () => {
       attendees: [{ email: "a@example.com", name: "A", status: "accepted" }, { name: "No Mail" }, { email: "b@example.com", status: "tentative" }],
       start_time: "2026-11-20T09:00:00Z",
       end_time: "2026-11-20T10:00:00Z",
+      ics_uid: "planning-1@example.com",
+      location: "",
     });
     expect(ev).toEqual({
       id: "cal-1",
-      ics_uid: null,
+      ics_uid: "planning-1@example.com",
       title: "Planning",
       start_time: "2026-11-20T09:00:00Z",
       end_time: "2026-11-20T10:00:00Z",

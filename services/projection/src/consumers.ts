@@ -1,4 +1,4 @@
-// The projection's consumers: TRANSCRIPTS, ROOMS and RECORDINGS events folded into the read model.
+// The projection's consumers: TRANSCRIPTS, ROOMS, RECORDINGS and MEETINGS events folded into the read model.
 // Every transaction takes the feed lock first (change_seq in commit order; a rebuild's swap can hold
 // the consumers off), applies, and announces the transcript version it now holds.
 import type { ScribeEvent, StreamName } from "@scribe/contracts";
@@ -18,6 +18,12 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
     handlers: { "room.created": applyLive, "room.updated": applyLive, "room.deleted": applyLive },
   },
   { stream: "RECORDINGS", consumer: "projection.recordings", handlers: { "recording.ready": applyLive } },
+  {
+    stream: "MEETINGS",
+    consumer: "projection.meetings",
+    // The composed cloud video of a transcript's meeting (has_cloud_video in the detail view).
+    handlers: { "meeting.created": applyLive, "meeting.updated": applyLive, "meeting.deactivated": applyLive, "meeting.deleted": applyLive },
+  },
   {
     stream: "TRANSCRIPTS",
     consumer: "projection.transcripts",

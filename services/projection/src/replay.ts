@@ -26,6 +26,7 @@ const SHADOW: ModelTables = {
   topic: `${LIVE_TABLES.topic}${NEXT}`,
   room: `${LIVE_TABLES.room}${NEXT}`,
   recording: `${LIVE_TABLES.recording}${NEXT}`,
+  meeting: `${LIVE_TABLES.meeting}${NEXT}`,
 };
 const TRIGGER = "transcript_before_write";
 const SEQUENCE = "transcript_change_seq";

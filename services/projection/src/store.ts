@@ -6,6 +6,7 @@ import {
   TopicRecord,
   webvttPlainText,
   type ListingScope,
+  type MeetingState,
   type RecordingReady,
   type RoomState,
   type ScribeEvent,
@@ -21,8 +22,9 @@ export interface ModelTables {
   topic: string;
   room: string;
   recording: string;
+  meeting: string;
 }
-export const LIVE_TABLES: ModelTables = { transcript: "transcript", topic: "topic", room: "room", recording: "recording" };
+export const LIVE_TABLES: ModelTables = { transcript: "transcript", topic: "topic", room: "room", recording: "recording", meeting: "meeting" };
 
 /** Channel on which a commit announces `<version> <transcript id>` (read-your-writes waiters listen). */
 export const APPLIED_CHANNEL = "projection_applied";
@@ -91,6 +93,12 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
       return null;
     case "recording.ready":
       await applyRecording(db, t, ev.data);
+      return null;
+    case "meeting.created":
+    case "meeting.updated":
+    case "meeting.deactivated":
+    case "meeting.deleted":
+      await applyMeeting(db, t, ev.data);
       return null;
     default:
       return null;
@@ -256,6 +264,15 @@ async function applyRecording(db: Db, t: ModelTables, rec: RecordingReady): Prom
     on conflict (id) do update set multitrack = excluded.multitrack`;
 }
 
+async function applyMeeting(db: Db, t: ModelTables, m: MeetingState): Promise<void> {
+  await db`
+    insert into ${db(t.meeting)} (id, version, composed_video_key, composed_video_duration)
+    values (${m.id}, ${m.version}, ${m.daily_composed_video_s3_key}, ${m.daily_composed_video_duration})
+    on conflict (id) do update set version = excluded.version, composed_video_key = excluded.composed_video_key,
+      composed_video_duration = excluded.composed_video_duration
+    where ${db(t.meeting)}.version < excluded.version`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reads (always the live tables).
 
@@ -303,9 +320,10 @@ export type DetailRow = z.infer<typeof DetailRow>;
 
 export async function transcriptById(db: Db, id: string): Promise<DetailRow | null> {
   const rows = await db`
-    select ${db(MINIMAL_COLUMNS.map((c) => `t.${c}`))}, t.participants, t.action_items, t.has_cloud_video, t.cloud_video_duration,
+    select ${db(MINIMAL_COLUMNS.map((c) => `t.${c}`))}, t.participants, t.action_items,
+      m.composed_video_key is not null as has_cloud_video, m.composed_video_duration as cloud_video_duration,
       coalesce(r.multitrack, false) as multitrack
-    from transcript t left join recording r on r.id = t.recording_id
+    from transcript t left join recording r on r.id = t.recording_id left join meeting m on m.id = t.meeting_id
     where t.id = ${id}`;
   return rows[0] ? DetailRow.parse(rows[0]) : null;
 }

@@ -5,7 +5,7 @@ import { emit, type ServiceRuntime } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { planPlatformRecording } from "./domain/recordings";
 import { requestTranscriptPurge } from "./destroyed";
-import { clearTopics, insertRecording, linkRecordingToTranscript, upsertTopic, upsertTranscript } from "./store";
+import { clearTopics, insertRecording, linkKnownTranscript, linkRecordingToTranscript, upsertTopic, upsertTranscript } from "./store";
 
 export const SOURCE = "scribe/recordings";
 
@@ -26,6 +26,7 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
           log.info({ recordingId: ev.data.recording_id }, "recording already known; duplicate ignored");
           return;
         }
+        await linkKnownTranscript(tx, plan.recording.id);
         if (plan.ready) await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
         else log.warn({ recordingId: ev.data.recording_id, kind: ev.data.kind }, "recording has no audio to transcribe");
       },

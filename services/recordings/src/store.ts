@@ -139,7 +139,27 @@ export async function markDeleted(db: Db, files: Pick<StoredFile, "recording_id"
     where f.recording_id = d.recording_id and f.position = d.position`;
 }
 
+/**
+ * Both link paths take this lock first: without it, the recording's insert and the transcript's
+ * copy can commit concurrently, each missing the other (neither statement sees the other's row).
+ */
+async function lockRecordingLink(db: Db, recordingId: string): Promise<void> {
+  await db`select pg_advisory_xact_lock(hashtext(${`scribe:recording-link:${recordingId}`}))`;
+}
+
+/**
+ * The two streams are consumed independently, so a transcript naming this recording may have been
+ * copied before the recording itself: link it now (linkRecordingToTranscript covers the other order).
+ */
+export async function linkKnownTranscript(db: Db, recordingId: string): Promise<void> {
+  await lockRecordingLink(db, recordingId);
+  await db`update recording set transcript_id = t.id
+    from (select id from transcript where recording_id = ${recordingId} and destroyed_at is null order by id limit 1) t
+    where recording.id = ${recordingId} and recording.transcript_id is null`;
+}
+
 export async function linkRecordingToTranscript(db: Db, recordingId: string, transcriptId: string): Promise<void> {
+  await lockRecordingLink(db, recordingId);
   await db`update recording set transcript_id = ${transcriptId} where id = ${recordingId} and transcript_id is null`;
 }
 

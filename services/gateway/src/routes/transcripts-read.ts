@@ -17,6 +17,7 @@ import {
   type AwaitVersionResult,
 } from "@scribe/contracts";
 import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
+import { emailsOf } from "../store";
 import { json, validationError } from "./responses";
 
 const tags = ["transcripts"];
@@ -43,6 +44,14 @@ export async function awaitReadModel(c: AppContext, id: string, version: number,
   return call(c, projectionOps.awaitVersion, { id, version, timeout_ms: bound });
 }
 
+/** api.md §2.10: each participant linked to a user carries that user's e-mail (users live here). */
+async function withEmails<P extends { user_id?: string | null; email?: string | null }>(c: AppContext, participants: P[] | null): Promise<P[] | null> {
+  if (!participants) return participants;
+  const ids = [...new Set(participants.flatMap((p) => (p.user_id ? [p.user_id] : [])))];
+  const emails = await emailsOf(c.get("deps").sql, ids);
+  return participants.map((p) => ({ ...p, email: (p.user_id && emails.get(p.user_id)) || null }));
+}
+
 export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
@@ -66,11 +75,10 @@ export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: TranscriptIdParam, query: z.object({ transcript_format: TranscriptFormat.default("text") }) },
       responses: { 200: json(GetTranscript), ...validationError },
     }),
-    async (c) =>
-      c.json(
-        await call(c, projectionOps.get, { id: c.req.valid("param").transcript_id, transcript_format: c.req.valid("query").transcript_format }),
-        200,
-      ),
+    async (c) => {
+      const t = await call(c, projectionOps.get, { id: c.req.valid("param").transcript_id, transcript_format: c.req.valid("query").transcript_format });
+      return c.json({ ...t, participants: await withEmails(c, t.participants) }, 200);
+    },
   );
 
   app.openapi(

@@ -100,6 +100,8 @@ export function calendarMetadataOf(event: CalendarEventForMeeting): CalendarMeta
     attendees: event.attendees,
     start_time: new Date(event.start).toISOString(),
     end_time: new Date(event.end).toISOString(),
+    ics_uid: event.ics_uid,
+    location: event.location,
   };
 }
 

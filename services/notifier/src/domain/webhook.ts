@@ -41,12 +41,12 @@ export function calendarEventOf(eventId: string | null, metadata: CalendarMetada
   const emails = (metadata.attendees ?? []).map((a) => a.email?.trim() ?? "").filter((e) => e !== "");
   return {
     id: eventId,
-    ics_uid: null,
+    ics_uid: metadata.ics_uid,
     title: metadata.title,
     start_time: metadata.start_time,
     end_time: metadata.end_time,
     description: metadata.description ? metadata.description : null,
-    location: null,
+    location: metadata.location ? metadata.location : null,
     attendees: emails.length ? emails : null,
   };
 }

@@ -1,0 +1,38 @@
+// Permission checks of the write side (api.md §0.6), as the errors the gateway maps to statuses.
+import { canEditTranscript, canReadTranscript, isTranscriptOwner, type Caller, type TranscriptState } from "@scribe/contracts";
+import { BadRequest, Forbidden, NotFound, type AppError } from "@scribe/kit";
+import { RuleError } from "./domain/transcript";
+
+export const NOT_FOUND = "Transcript not found";
+
+/** READ(t): 404 when missing or soft-deleted, 403 "Transcript access denied". */
+export function assertRead(s: TranscriptState | null, caller: Caller): asserts s is TranscriptState {
+  const d = canReadTranscript(s, caller);
+  if (!d.ok) throw d.status === 404 ? NotFound(d.detail) : Forbidden(d.detail);
+}
+
+/** OWNER(t): signed-in owner only. */
+export function assertOwner(s: TranscriptState, caller: Caller): void {
+  if (!isTranscriptOwner(s, caller)) throw Forbidden("Not authorized");
+}
+
+/** EDIT(t): anyone on an anonymous transcript, else the owner. */
+export function assertEdit(s: TranscriptState, caller: Caller): void {
+  if (!canEditTranscript(s, caller)) throw Forbidden("Not authorized");
+}
+
+/** A domain rule's refusal as the wire error. */
+export function asAppError(e: unknown): unknown {
+  if (!(e instanceof RuleError)) return e;
+  const mapped: AppError = e.status === 400 ? BadRequest(e.message) : e.status === 404 ? NotFound(e.message) : Forbidden(e.message);
+  return mapped;
+}
+
+/** Run a domain decision, turning its refusals into wire errors. */
+export function decide<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw asAppError(e);
+  }
+}

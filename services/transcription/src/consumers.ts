@@ -1,0 +1,101 @@
+// Event consumers: recordings ready to transcribe (RECORDINGS), share-mode requests and retention
+// expiries (NOTIFICATIONS). Each runs in the inbox transaction, so a redelivered event is applied
+// once; a second, different event for the same recording starts nothing either.
+import { randomUUID } from "node:crypto";
+import { STREAMS, eventToken, type EventType, type RecordingReady } from "@scribe/contracts";
+import type { Logger, ServiceRuntime, Tx } from "@scribe/kit";
+import { persist, persistNew } from "./changes";
+import { destroyTranscript } from "./destroy";
+import { newAggregate, type Aggregate } from "./domain/transcript";
+import { startProcessing } from "./processing";
+import { loadTranscript, transcriptIdOfRecording } from "./store";
+
+const only = (stream: keyof typeof STREAMS, type: EventType) => `${STREAMS[stream].context}.${eventToken(type)}.*`;
+
+/** A platform recording's transcript (behaviour §3.2–3.3 defaults): owned by the room's owner. */
+function forPlatformRecording(r: RecordingReady): Aggregate {
+  return newAggregate({
+    id: randomUUID(),
+    now: new Date(),
+    user_id: r.owner_user_id,
+    name: "",
+    source_kind: "room",
+    share_mode: "semi-private",
+    room_id: r.room_id,
+    meeting_id: r.meeting_id,
+    recording_id: r.recording_id,
+    participants: r.participants.map((p) => ({ id: p.participant_id ?? randomUUID(), name: p.name, speaker: null, user_id: p.user_id })),
+  });
+}
+
+export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger): Promise<void> {
+  const ctx = { recordingId: r.recording_id, source: r.source, transcriptId: r.transcript_id };
+  let a: Aggregate | null;
+  if (r.transcript_id) {
+    a = await loadTranscript(tx, r.transcript_id, { forUpdate: true });
+    if (!a) return void log.warn(ctx, "recording.ready for a transcript this service does not have; ignored");
+  } else {
+    const id = await transcriptIdOfRecording(tx, r.recording_id);
+    a = id ? await loadTranscript(tx, id, { forUpdate: true }) : null;
+    if (!a) {
+      a = forPlatformRecording(r);
+      await persistNew(tx, a);
+      log.info({ ...ctx, transcriptId: a.state.id }, "transcript created for a platform recording");
+    }
+  }
+  if (a.state.deleted_at !== null) return void log.info({ ...ctx, transcriptId: a.state.id }, "transcript is deleted; recording not processed");
+  if (a.recording_source?.recording_id === r.recording_id && a.current_run_id) {
+    return void log.info({ ...ctx, transcriptId: a.state.id, runId: a.current_run_id }, "recording already being processed; duplicate ignored");
+  }
+  const state = {
+    ...a.state,
+    recording_id: r.recording_id,
+    meeting_id: r.meeting_id ?? a.state.meeting_id,
+    room_id: r.room_id ?? a.state.room_id,
+    // An upload completes as `uploaded`, a file transcript (behaviour §3.1); it is processed next.
+    ...(r.source === "upload" ? { status: "uploaded" as const, source_kind: "file" as const } : {}),
+  };
+  const { aggregate } = await persist(tx, a, { ...a, state, recording_source: r });
+  await startProcessing(tx, aggregate, log, `recording ${r.recording_id} ready`);
+}
+
+export function registerConsumers(rt: ServiceRuntime<unknown>): void {
+  rt.consume({
+    name: "transcription.recordings",
+    stream: "RECORDINGS",
+    filterSubject: only("RECORDINGS", "recording.ready"),
+    // Starts processing: only recordings announced from now on, never the whole history.
+    deliverPolicy: "new",
+    handlers: { "recording.ready": (tx, ev, { log }) => onRecordingReady(tx, ev.data, log) },
+  });
+
+  rt.consume({
+    name: "transcription.share_mode",
+    stream: "NOTIFICATIONS",
+    filterSubject: only("NOTIFICATIONS", "notification.share_mode_requested"),
+    deliverPolicy: "new",
+    handlers: {
+      "notification.share_mode_requested": async (tx, ev, { log }) => {
+        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true });
+        if (!a || a.state.deleted_at !== null) return void log.info({ transcriptId: ev.data.transcript_id }, "share mode request for a missing or deleted transcript; ignored");
+        await persist(tx, a, { ...a, state: { ...a.state, share_mode: ev.data.share_mode } });
+        log.info({ transcriptId: a.state.id, shareMode: ev.data.share_mode, reason: ev.data.reason }, "share mode set on request");
+      },
+    },
+  });
+
+  rt.consume({
+    name: "transcription.retention",
+    stream: "NOTIFICATIONS",
+    filterSubject: only("NOTIFICATIONS", "retention.transcript_expired"),
+    deliverPolicy: "new",
+    handlers: {
+      "retention.transcript_expired": async (tx, ev, { log }) => {
+        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true });
+        if (!a) return void log.info({ transcriptId: ev.data.transcript_id }, "expired transcript already gone");
+        await destroyTranscript(tx, a, "retention");
+        log.info({ transcriptId: a.state.id, retentionDays: ev.data.retention_days }, "expired transcript destroyed");
+      },
+    },
+  });
+}

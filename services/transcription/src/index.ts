@@ -1,0 +1,2 @@
+export { transcriptionService } from "./service";
+export { DbTranscriptPort } from "./port";

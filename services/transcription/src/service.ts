@@ -1,0 +1,22 @@
+// The transcription service: the transcript write side (API mutations, recording.ready → a
+// transcript and a pipeline run, share-mode requests, retention) and the pipeline workers, which
+// write through DbTranscriptPort. Its schema holds the transcript table and the workflow tables.
+import { defineService } from "@scribe/kit";
+import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
+import { registerCommands } from "./commands";
+import { TranscriptionConfig } from "./config";
+import { registerConsumers } from "./consumers";
+import { pipelineDeps } from "./pipeline-deps";
+import { startPipelineWorkers } from "./pipelines/index";
+import { DbTranscriptPort } from "./port";
+
+export const transcriptionService = defineService({
+  name: "transcription",
+  config: TranscriptionConfig,
+  sharedMigrations: [WORKFLOW_MIGRATIONS],
+  async start(rt) {
+    registerCommands(rt.rpc, rt.sql, rt.log);
+    registerConsumers(rt);
+    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), pipelineDeps(rt.config, rt.bus, rt.log));
+  },
+});

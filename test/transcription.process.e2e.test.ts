@@ -1,0 +1,95 @@
+// Processing end to end: POST /v1/transcripts, chunked upload, recording.ready → the transcription
+// service starts a run of the file pipeline; the run completes (transcript.completed); POST
+// /process cancels a running run and starts a new one, which completes with its own run id.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectDb, type Sql } from "@scribe/kit";
+import { eventually } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { multipart, speechMp3 } from "./support/media";
+import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+
+let sys: TestSystem;
+let alice: Client;
+let sql: Sql;
+let storageRoot: string;
+
+beforeAll(async () => {
+  storageRoot = await mkdtemp(join(tmpdir(), "scribe-tproc-"));
+  sys = await startSystem({
+    label: "tprocess",
+    services: ["rooms", "recordings", "projection", "transcription", "gateway"],
+    env: { STORAGE_LOCAL_ROOT: storageRoot },
+  });
+  alice = sys.as("alice");
+  sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
+});
+afterAll(async () => {
+  await sql?.end({ timeout: 5 });
+  await sys?.stop();
+  await rm(storageRoot, { recursive: true, force: true });
+});
+
+async function ok(res: JsonResponse) {
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+const runOf = async (id: string) => (await sql<{ current_run_id: string | null }[]>`select current_run_id from transcript where id = ${id}`)[0]?.current_run_id ?? null;
+const runStatus = async (runId: string) => (await sql<{ status: string }[]>`select status from workflow_runs where id = ${runId}`)[0]?.status;
+const completions = async (id: string) =>
+  (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id).map((e) => e.data.run_id as string);
+
+async function uploaded(): Promise<string> {
+  const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Upload" }) }));
+  const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
+  // The recordings service learns of the transcript from its event.
+  await eventually(async () => {
+    const res = await alice(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
+    return res.status === 200;
+  });
+  return t.id;
+}
+
+describe("processing an upload", () => {
+  let id: string;
+  let firstRun: string;
+  beforeAll(async () => {
+    id = await uploaded();
+    firstRun = await eventually(() => runOf(id), { message: "a run started for the upload" });
+  });
+
+  it("starts one run of the file pipeline for the uploaded file; the transcript becomes a file transcript", async () => {
+    const [run] = await sql<{ workflow: string; subject: string }[]>`select workflow, subject from workflow_runs where id = ${firstRun}`;
+    expect(run!.subject).toBe(id);
+    const t = await ok(await alice(`/v1/transcripts/${id}`));
+    expect(t.source_kind).toBe("file");
+    expect(["uploaded", "processing", "ended"]).toContain(t.status);
+  });
+
+  it("completes the run: status ended, a duration, transcript.completed with the run id", async () => {
+    await eventually(async () => (await completions(id)).includes(firstRun), { timeoutMs: 180_000, message: "the first run completed" });
+    const t = await ok(await alice(`/v1/transcripts/${id}`));
+    expect(t.status).toBe("ended");
+    expect(t.duration).toBeGreaterThan(0);
+  }, 200_000);
+
+  it("reprocesses: a second process cancels the running run; the last run completes again with a new run id", async () => {
+    expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+    const second = (await runOf(id))!;
+    expect(second).not.toBe(firstRun);
+    expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+    const third = (await runOf(id))!;
+    expect(third).not.toBe(second);
+    expect(await runStatus(second)).toBe("cancelled");
+    await eventually(async () => (await completions(id)).includes(third), { timeoutMs: 180_000, message: "the last run completed" });
+    expect(await completions(id)).not.toContain(second);
+    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("ended");
+  }, 200_000);
+
+  it("starts nothing for a soft-deleted transcript", async () => {
+    const other = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Gone" }) }));
+    await ok(await alice(`/v1/transcripts/${other.id}`, { method: "DELETE" }));
+    expect((await alice(`/v1/transcripts/${other.id}/process`, { method: "POST" })).status).toBe(404);
+  });
+});

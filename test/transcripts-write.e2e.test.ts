@@ -1,0 +1,270 @@
+// Transcript mutations end to end (api.md §2.9–2.13): the transcription service decides and emits,
+// the projection folds, the gateway answers after the read model holds the change.
+import { randomUUID } from "node:crypto";
+import type { TopicRecord } from "@scribe/contracts";
+import { connectDb, createLogger, type Sql } from "@scribe/kit";
+import { DbTranscriptPort } from "../services/transcription/src/port";
+import { eventually } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { TranscriptWriter } from "./support/transcripts";
+
+let sys: TestSystem;
+let alice: Client;
+let bob: Client;
+let anon: Client;
+let sql: Sql;
+let bus: TranscriptWriter;
+
+beforeAll(async () => {
+  sys = await startSystem({ label: "twrite", services: ["rooms", "projection", "transcription", "gateway"] });
+  alice = sys.as("alice");
+  bob = sys.as("bob");
+  anon = sys.as(null);
+  sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
+  bus = await TranscriptWriter.connect(sys.prefix);
+});
+afterAll(async () => {
+  await bus?.close();
+  await sql?.end({ timeout: 5 });
+  await sys?.stop();
+});
+
+const send = (method: string, body?: unknown): RequestInit => ({ method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function expectStatus(res: JsonResponse, status: number) {
+  expect(res.status, await res.clone().text()).toBe(status);
+  return res.json();
+}
+async function create(as: Client, body: Record<string, unknown> = {}) {
+  return expectStatus(await as("/v1/transcripts", send("POST", { name: "Standup", ...body })), 200);
+}
+
+describe("POST /v1/transcripts", () => {
+  it("creates an idle, private, live transcript owned by the caller, readable at once", async () => {
+    const t = await create(alice);
+    expect(t).toMatchObject({
+      name: "Standup",
+      status: "idle",
+      locked: false,
+      duration: 0,
+      share_mode: "private",
+      source_kind: "live",
+      source_language: "en",
+      target_language: "en",
+      user_id: "alice",
+      participants: [],
+      room_name: null,
+    });
+    expect(t).not.toHaveProperty("topics");
+    expect(t).not.toHaveProperty("events");
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ id: t.id, name: "Standup", status: "idle" });
+    const list = await expectStatus(await alice("/v1/transcripts"), 200);
+    expect(list.items.map((i: { id: string }) => i.id)).toContain(t.id);
+  });
+
+  it("takes the languages and source kind given", async () => {
+    const t = await create(alice, { source_language: "fr", target_language: "de", source_kind: "file" });
+    expect(t).toMatchObject({ source_language: "fr", target_language: "de", source_kind: "file" });
+  });
+
+  it("needs a signed-in caller outside PUBLIC_MODE, and a name", async () => {
+    expect((await anon("/v1/transcripts", send("POST", { name: "x" }))).status).toBe(401);
+    const res = await alice("/v1/transcripts", send("POST", {}));
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toContain("name");
+  });
+});
+
+describe("PATCH /v1/transcripts/{id}", () => {
+  it("writes exactly the fields given and answers the updated transcript", async () => {
+    const t = await create(alice);
+    const patched = await expectStatus(
+      await alice(`/v1/transcripts/${t.id}`, send("PATCH", { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true })),
+      200,
+    );
+    expect(patched).toMatchObject({ id: t.id, name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true, share_mode: "private" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ name: "Renamed", locked: true, title: "Weekly", reviewed: true });
+    const cleared = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { title: null })), 200);
+    expect(cleared).toMatchObject({ title: null, name: "Renamed" });
+  });
+
+  it("gives participants sent without an id a stable id", async () => {
+    const t = await create(alice);
+    const patched = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Ann", speaker: 0 }] })), 200);
+    const pid = patched.participants[0].id;
+    expect(pid).toEqual(expect.any(String));
+    const read = await expectStatus(await alice(`/v1/transcripts/${t.id}/participants`), 200);
+    expect(read).toEqual([{ id: pid, name: "Ann", speaker: 0 }]);
+  });
+
+  it("refuses null on non-nullable fields (422 naming the field)", async () => {
+    const t = await create(alice);
+    const res = await alice(`/v1/transcripts/${t.id}`, send("PATCH", { name: null }));
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toContain("name");
+  });
+
+  it("is the owner's: 401 anonymous, 403 for a reader who is not the owner, 404 unknown", async () => {
+    const t = await create(alice);
+    expect((await anon(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" }))).status).toBe(401);
+    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({ detail: "Transcript access denied" });
+    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { share_mode: "semi-private" })), 200);
+    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({ detail: "Not authorized" });
+    expect((await alice(`/v1/transcripts/${randomUUID()}`, send("PATCH", { name: "x" }))).status).toBe(404);
+  });
+});
+
+describe("delete, restore, destroy", () => {
+  it("soft-deletes (idempotent), restores, and destroys only after a soft delete", async () => {
+    const t = await create(alice);
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 400)).toEqual({ detail: "Transcript is not deleted" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 400)).toEqual({ detail: "Transcript must be soft-deleted first" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
+    const [first] = await sql<{ deleted_at: Date }[]>`select deleted_at from transcript where id = ${t.id}`;
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    const [again] = await sql<{ deleted_at: Date }[]>`select deleted_at from transcript where id = ${t.id}`;
+    expect(again!.deleted_at).toEqual(first!.deleted_at);
+    const list = await expectStatus(await alice("/v1/transcripts"), 200);
+    expect(list.items.map((i: { id: string }) => i.id)).not.toContain(t.id);
+
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 200)).toEqual({ status: "ok" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ id: t.id });
+
+    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
+    expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
+    expect((await alice(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(404);
+
+    // The owner's user socket hears of it: created, deleted (once), restored, deleted; destroyed.
+    const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => (e.data.transcript_id ?? (e.data.transcript as { id?: string })?.id) === t.id);
+    expect(events.filter((e) => e.type === "transcript.lifecycle.changed").map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
+    expect(events.filter((e) => e.type === "transcript.destroyed").map((e) => e.data.reason)).toEqual(["user"]);
+  });
+
+  it("is the owner's: 403 for others (after the 400 on restore/destroy), 404 unknown, 401 anonymous", async () => {
+    const t = await create(alice);
+    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("DELETE")), 403)).toEqual({ detail: "Not authorized" });
+    expect((await anon(`/v1/transcripts/${t.id}`, send("DELETE"))).status).toBe(401);
+    expect((await alice(`/v1/transcripts/${randomUUID()}`, send("DELETE"))).status).toBe(404);
+    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
+    expect((await bob(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(403);
+    expect((await bob(`/v1/transcripts/${t.id}/destroy`, send("DELETE"))).status).toBe(403);
+  });
+});
+
+describe("participants", () => {
+  it("creates, updates and deletes participants with unique speakers", async () => {
+    const t = await create(alice);
+    const base = `/v1/transcripts/${t.id}/participants`;
+    const p1 = await expectStatus(await alice(base, send("POST", { name: "Ann" })), 200);
+    expect(p1).toEqual({ id: expect.any(String), name: "Ann", speaker: null });
+    const p2 = await expectStatus(await alice(base, send("POST", { name: "Bob", speaker: 1 })), 200);
+    expect(await expectStatus(await alice(base, send("POST", { name: "Cid", speaker: 1 })), 400)).toEqual({ detail: "Speaker already assigned" });
+    expect(await expectStatus(await alice(base), 200)).toHaveLength(2);
+    expect((await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).participants).toHaveLength(2);
+
+    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { name: "Anna" })), 200)).toEqual({ id: p1.id, name: "Anna", speaker: null });
+    expect(await expectStatus(await alice(`${base}/${p1.id}`), 200)).toEqual({ id: p1.id, name: "Anna", speaker: null });
+    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { speaker: 1 })), 400)).toEqual({ detail: "Speaker already assigned" });
+    expect((await alice(`${base}/no-such`, send("PATCH", { name: "x" }))).status).toBe(404);
+    expect(await expectStatus(await alice(`${base}/${p2.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect(await expectStatus(await alice(`${base}/no-such`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { speaker: 1 })), 200)).toEqual({ id: p1.id, name: "Anna", speaker: 1 });
+  });
+
+  it("EDIT: anyone signed in on an anonymous transcript, only the owner otherwise; 401 anonymous", async () => {
+    const mine = await create(alice);
+    const res = await bob(`/v1/transcripts/${mine.id}/participants`, send("POST", { name: "x" }));
+    expect(res.status).toBe(403);
+    expect((await anon(`/v1/transcripts/${mine.id}/participants`, send("POST", { name: "x" }))).status).toBe(401);
+  });
+});
+
+describe("speakers", () => {
+  let id: string;
+  /** Two topics (words 0–1, 1–2 | 2–3, 3–4, speaker 0), written as a pipeline run would. */
+  beforeAll(async () => {
+    id = (await create(alice)).id;
+    await sql`update transcript set current_run_id = 'test-run' where id = ${id}`;
+    const w = (text: string, start: number) => ({ text, start, end: start + 1, speaker: 0 });
+    const topics: TopicRecord[] = [
+      { id: randomUUID(), title: "A", summary: "a", timestamp: 0, duration: null, transcript: null, words: [w("Hello", 0), w(" there.", 1)] },
+      { id: randomUUID(), title: "B", summary: "b", timestamp: 2, duration: null, transcript: null, words: [w("How", 2), w(" are you?", 3)] },
+    ];
+    expect(await new DbTranscriptPort(sql, createLogger("test", "silent")).replaceTopics(id, "test-run", topics)).toBe(true);
+    await eventually(async () => (await expectStatus(await alice(`/v1/transcripts/${id}/topics`), 200)).length === 2);
+  });
+  const speakersOf = async () =>
+    ((await expectStatus(await alice(`/v1/transcripts/${id}/topics/with-words`), 200)) as { words: { speaker: number }[] }[]).map((t) => t.words.map((w) => w.speaker));
+
+  it("assigns a speaker to the words in a time range, across topics, and merges speakers", async () => {
+    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 })), 200)).toEqual({ status: "ok" });
+    expect(await speakersOf()).toEqual([[0, 2], [2, 0]]);
+    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 2, speaker_to: 0 })), 200)).toEqual({ status: "ok" });
+    expect(await speakersOf()).toEqual([[0, 0], [0, 0]]);
+  });
+
+  it("assigns by participant, giving a speaker-less participant the lowest unused speaker", async () => {
+    const p = await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Pat" })), 200);
+    await expectStatus(await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { participant: p.id, timestamp_from: 0, timestamp_to: 1 })), 200);
+    expect(await expectStatus(await alice(`/v1/transcripts/${id}/participants/${p.id}`), 200)).toMatchObject({ speaker: 1 });
+    expect(await speakersOf()).toEqual([[1, 1], [0, 0]]);
+    const t = await expectStatus(await alice(`/v1/transcripts/${id}?transcript_format=text`), 200);
+    expect(t.transcript).toContain("Pat: Hello there.");
+  });
+
+  it("refuses neither/both (400), unknown participants (404) and merging two participants' speakers (400)", async () => {
+    const assign = (body: unknown) => alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", body));
+    expect(await expectStatus(await assign({ timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({ detail: "Either speaker or participant must be provided" });
+    expect(await expectStatus(await assign({ speaker: 1, participant: "x", timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({ detail: "Only one of speaker or participant must be provided" });
+    expect(await expectStatus(await assign({ participant: "no-such", timestamp_from: 0, timestamp_to: 1 }), 404)).toEqual({ detail: "Participant not found" });
+    await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Zed", speaker: 5 })), 200);
+    await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Yan", speaker: 6 })), 200);
+    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 5, speaker_to: 6 })), 400)).toEqual({
+      detail: "Both speakers are assigned to participants",
+    });
+    expect((await bob(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 0, speaker_to: 1 }))).status).toBe(403);
+  });
+});
+
+describe("process", () => {
+  it("refuses a transcript with nothing to process, and a locked one", async () => {
+    const t = await create(alice);
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({ detail: "Recording is not ready for processing" });
+    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { locked: true })), 200);
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({ detail: "Recording is locked" });
+    expect((await bob(`/v1/transcripts/${t.id}/process`, send("POST"))).status).toBe(403);
+  });
+});
+
+describe("consumers", () => {
+  it("makes a transcript public when the notifier asks for it", async () => {
+    const t = await create(alice);
+    await bus.publish("notification.share_mode_requested", {
+      transcript_id: t.id,
+      share_mode: "public",
+      reason: "meeting_email_recipients",
+      meeting_id: "m1",
+      run_id: "r1",
+      requested_at: new Date().toISOString(),
+    });
+    await eventually(async () => (await (await alice(`/v1/transcripts/${t.id}`)).json()).share_mode === "public");
+    expect((await anon(`/v1/transcripts/${t.id}`)).status).toBe(200);
+  });
+
+  it("destroys an expired transcript (retention)", async () => {
+    const t = await create(alice);
+    await bus.publish("retention.transcript_expired", {
+      transcript_id: t.id,
+      meeting_id: null,
+      recording_id: null,
+      transcript_created_at: t.created_at,
+      retention_days: 7,
+      expired_at: new Date().toISOString(),
+    });
+    await eventually(async () => (await alice(`/v1/transcripts/${t.id}`)).status === 404);
+    expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
+  });
+});
