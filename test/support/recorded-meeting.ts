@@ -39,15 +39,19 @@ export function transcriptOfRoom(as: Client, roomId: string): Promise<string> {
   );
 }
 
-/** GET the transcript until processing settled: status `ended` or `error` (the caller asserts which). */
-export function untilSettled(as: Client, id: string, timeoutMs: number): Promise<Record<string, unknown>> {
+/**
+ * GET the transcript until its status is one of `statuses` — by default processing settled, `ended`
+ * or `error`, and the caller asserts which (waiting for `ended` alone would hide the error).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function untilSettled(as: Client, id: string, timeoutMs: number, statuses = ["ended", "error"]): Promise<Record<string, any>> {
   return eventually(
     async () => {
       const res = await as(`/v1/transcripts/${id}`);
       if (res.status !== 200) return null;
       const t = (await res.json()) as Record<string, unknown>;
-      return t.status === "ended" || t.status === "error" ? t : null;
+      return statuses.includes(t.status as string) ? t : null;
     },
-    { timeoutMs, intervalMs: 1000, message: `transcript ${id} finished processing` },
+    { timeoutMs, intervalMs: 1000, message: `transcript ${id} reached ${statuses.join(" or ")}` },
   );
 }

@@ -1,0 +1,113 @@
+// Issue 7: the transcription service is killed (SIGKILL, with its ffmpeg/pocketsphinx children, as
+// a container dies) while a multitrack run is transcribing tracks, then started again. The run
+// resumes where it was — the interrupted track steps run again once their messages' ack wait
+// expires — and ends with one completed transcript and exactly one transcript.completed event.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { connectDb, type Sql } from "@scribe/kit";
+import { eventually } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { threeSpeakerSync } from "./fixtures/speech/pipeline-meetings";
+import { synthesizeMeeting } from "./fixtures/speech/synth";
+import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
+import { streamEvents, type Client } from "./support/system";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** The service's steps are redelivered after its default ack wait (30 s); then offline STT runs again. */
+const RESUME_MS = 420_000;
+
+let sys: PlatformSystem;
+let alice: Client;
+let sql: Sql;
+let service: ChildProcess | null = null;
+
+/** The transcription service alone in its own process group, so its tool processes die with it. */
+function startTranscription(): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "services/transcription/src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...sys.env, OPS_PORT: "0" },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
+}
+
+async function killTranscription(): Promise<void> {
+  const child = service;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
+}
+
+beforeAll(async () => {
+  sys = await startPlatformSystem({ label: "mtkill", services: ["rooms", "meetings", "recordings", "projection", "gateway"] });
+  alice = sys.as("alice");
+  sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
+}, 120_000);
+afterAll(async () => {
+  await killTranscription().catch(() => {});
+  await sql?.end({ timeout: 5 });
+  await sys?.stop();
+});
+
+interface StepRow {
+  step: string;
+  item_index: number | null;
+  status: string;
+  attempts: number;
+}
+const stepsOf = (runId: string) => sql<StepRow[]>`select step, item_index, status, attempts from workflow_steps where run_id = ${runId} and item_count is null order by id`;
+const runsOf = (id: string) => sql<{ id: string; status: string }[]>`select id, status from workflow_runs where subject = ${id}`;
+
+describe("the transcription service killed during a multitrack run", () => {
+  it(
+    "resumes after a restart and completes the transcript once",
+    async () => {
+      const fx = await synthesizeMeeting(threeSpeakerSync);
+      service = startTranscription();
+      const rec = await recordMeeting(sys, alice, "killed", fx);
+      const id = await transcriptOfRoom(alice, rec.roomId);
+
+      // Kill once a per-track speech-to-text step is running.
+      const runId = await eventually(async () => (await runsOf(id))[0]?.id, { timeoutMs: 60_000, message: "the run started" });
+      const interrupted = await eventually(
+        async () => {
+          const running = (await stepsOf(runId)).filter((s) => s.step === "tracks" && s.status === "running");
+          return running.length > 0 ? running : null;
+        },
+        { timeoutMs: 120_000, intervalMs: 100, message: "a track step running" },
+      );
+      await killTranscription();
+      const atKill = await stepsOf(runId);
+      expect(atKill.some((s) => s.step === "complete" && s.status === "succeeded")).toBe(false);
+
+      service = startTranscription();
+      const t = await untilSettled(alice, id, RESUME_MS);
+      expect(t.status, JSON.stringify(t)).toBe("ended");
+
+      // One run, succeeded; the interrupted track steps ran again, nothing ran a third time for nothing.
+      expect(await runsOf(id)).toEqual([{ id: runId, status: "succeeded" }]);
+      const after = await stepsOf(runId);
+      for (const s of after) expect(s.status, `${s.step}[${s.item_index}]`).toBe("succeeded");
+      for (const s of interrupted) {
+        const now = after.find((x) => x.step === s.step && x.item_index === s.item_index)!;
+        expect(now.attempts, `tracks[${s.item_index}]`).toBeGreaterThan(s.attempts);
+      }
+
+      // Exactly one completion event, for this run; the transcript has its participants and words.
+      const completed = await eventually(
+        async () => {
+          const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id);
+          return evs.length > 0 ? evs : null;
+        },
+        { message: "transcript.completed published" },
+      );
+      expect(completed.map((e) => e.data.run_id)).toEqual([runId]);
+      expect((t.participants as { name: string }[]).map((p) => p.name)).toEqual(fx.truth.tracks.map((x) => x.name));
+      const topics = (await (await alice(`/v1/transcripts/${id}/topics/with-words`)).json()) as { words: unknown[] }[];
+      expect(topics.flatMap((x) => x.words).length).toBeGreaterThan(fx.truth.words.length * 0.6);
+    },
+    RESUME_MS + 240_000,
+  );
+});
