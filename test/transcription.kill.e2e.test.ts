@@ -1,7 +1,8 @@
 // Issue 7: the transcription service is killed (SIGKILL, with its ffmpeg/pocketsphinx children, as
 // a container dies) while a multitrack run is transcribing tracks, then started again. The run
 // resumes where it was — the interrupted track steps run again once their messages' ack wait
-// expires — and ends with one completed transcript and exactly one transcript.completed event.
+// expires — and ends with one completed transcript, exactly one transcript.completed event and one
+// webhook delivery to the room's receiver.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { connectDb, type Sql } from "@scribe/kit";
@@ -9,9 +10,11 @@ import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { threeSpeakerSync } from "./fixtures/speech/pipeline-meetings";
 import { synthesizeMeeting } from "./fixtures/speech/synth";
+import { deliveriesOf, notifierCaughtUp, notifierDb } from "./support/notifier";
 import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
 import { streamEvents, type Client } from "./support/system";
+import { WebhookReceiver } from "./support/webhook-receiver";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The service's steps are redelivered after its default ack wait (30 s); then offline STT runs again. */
@@ -20,7 +23,10 @@ const RESUME_MS = 420_000;
 let sys: PlatformSystem;
 let alice: Client;
 let sql: Sql;
+let notifier: Sql;
 let service: ChildProcess | null = null;
+let webhookSecret: string | null = null;
+const receiver = new WebhookReceiver(() => webhookSecret);
 
 /** The transcription service alone in its own process group, so its tool processes die with it. */
 function startTranscription(): ChildProcess {
@@ -41,14 +47,22 @@ async function killTranscription(): Promise<void> {
 }
 
 beforeAll(async () => {
-  sys = await startPlatformSystem({ label: "mtkill", services: ["rooms", "meetings", "recordings", "projection", "gateway"] });
+  await receiver.up();
+  sys = await startPlatformSystem({
+    label: "mtkill",
+    services: ["rooms", "meetings", "recordings", "projection", "notifier", "gateway"],
+    env: { ALLOW_PRIVATE_URLS: "true" },
+  });
   alice = sys.as("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
+  notifier = notifierDb(sys);
 }, 120_000);
 afterAll(async () => {
   await killTranscription().catch(() => {});
   await sql?.end({ timeout: 5 });
+  await notifier?.end({ timeout: 5 });
   await sys?.stop();
+  await receiver.down();
 });
 
 interface StepRow {
@@ -66,7 +80,8 @@ describe("the transcription service killed during a multitrack run", () => {
     async () => {
       const fx = await synthesizeMeeting(threeSpeakerSync);
       service = startTranscription();
-      const rec = await recordMeeting(sys, alice, "killed", fx);
+      const rec = await recordMeeting(sys, alice, "killed", fx, { webhook_url: receiver.url });
+      webhookSecret = (await (await alice(`/v1/rooms/${rec.roomId}`)).json()).webhook_secret;
       const id = await transcriptOfRoom(alice, rec.roomId);
 
       // Kill once a per-track speech-to-text step is running.
@@ -107,6 +122,15 @@ describe("the transcription service killed during a multitrack run", () => {
       expect((t.participants as { name: string }[]).map((p) => p.name)).toEqual(fx.truth.tracks.map((x) => x.name));
       const topics = (await (await alice(`/v1/transcripts/${id}/topics/with-words`)).json()) as { words: unknown[] }[];
       expect(topics.flatMap((x) => x.words).length).toBeGreaterThan(fx.truth.words.length * 0.6);
+
+      // The room's webhook: one delivery for the transcript, received once with a valid signature.
+      await notifierCaughtUp(sys, "TRANSCRIPTS");
+      const deliveries = await deliveriesOf(notifier, id);
+      expect(deliveries).toHaveLength(1);
+      await eventually(() => receiver.received.length > 0, { timeoutMs: 30_000, message: "the webhook arrived" });
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]!.signatureValid).toBe(true);
+      expect(receiver.received[0]!.body.transcript.id).toBe(id);
     },
     RESUME_MS + 240_000,
   );

@@ -12,9 +12,9 @@ export interface RecordedMeeting {
   recordingId: string;
 }
 
-/** Create `roomName` as `owner`, start a meeting and finish its recording with the fixture's tracks. */
-export async function recordMeeting(sys: PlatformSystem, owner: Client, roomName: string, fx: MeetingFixture): Promise<RecordedMeeting> {
-  const room = await roomWithMeetings(owner, { name: roomName });
+/** Create `roomName` (with `roomFields`, e.g. a webhook URL) as `owner`, start a meeting and finish its recording with the fixture's tracks. */
+export async function recordMeeting(sys: PlatformSystem, owner: Client, roomName: string, fx: MeetingFixture, roomFields: Record<string, unknown> = {}): Promise<RecordedMeeting> {
+  const room = await roomWithMeetings(owner, { ...roomFields, name: roomName });
   const created = await owner(`/v1/rooms/${encodeURIComponent(roomName)}/meeting`, post({}));
   if (created.status !== 200) throw new Error(`meeting create answered ${created.status}: ${await created.text()}`);
   const meeting = (await created.json()) as { id: string; room_name: string };
