@@ -86,28 +86,29 @@ describe("the transcription service killed during a multitrack run", () => {
 
       // Kill once a per-track speech-to-text step is running.
       const runId = await eventually(async () => (await runsOf(id))[0]?.id, { timeoutMs: 60_000, message: "the run started" });
-      const interrupted = await eventually(
-        async () => {
-          const running = (await stepsOf(runId)).filter((s) => s.step === "tracks" && s.status === "running");
-          return running.length > 0 ? running : null;
-        },
-        { timeoutMs: 120_000, intervalMs: 100, message: "a track step running" },
-      );
+      await eventually(async () => (await stepsOf(runId)).some((s) => s.step === "tracks" && s.status === "running"), {
+        timeoutMs: 120_000,
+        intervalMs: 100,
+        message: "a track step running",
+      });
       await killTranscription();
+      // What was running when the process died was interrupted (read after the kill: nothing can finish it now).
       const atKill = await stepsOf(runId);
+      const interrupted = atKill.filter((s) => s.status === "running");
+      expect(interrupted.map((s) => s.step)).toContain("tracks");
       expect(atKill.some((s) => s.step === "complete" && s.status === "succeeded")).toBe(false);
 
       service = startTranscription();
       const t = await untilSettled(alice, id, RESUME_MS);
       expect(t.status, JSON.stringify(t)).toBe("ended");
 
-      // One run, succeeded; the interrupted track steps ran again, nothing ran a third time for nothing.
+      // One run, succeeded, every step done; the interrupted steps ran again.
       expect(await runsOf(id)).toEqual([{ id: runId, status: "succeeded" }]);
       const after = await stepsOf(runId);
       for (const s of after) expect(s.status, `${s.step}[${s.item_index}]`).toBe("succeeded");
       for (const s of interrupted) {
         const now = after.find((x) => x.step === s.step && x.item_index === s.item_index)!;
-        expect(now.attempts, `tracks[${s.item_index}]`).toBeGreaterThan(s.attempts);
+        expect(now.attempts, `${s.step}[${s.item_index}]`).toBeGreaterThan(s.attempts);
       }
 
       // Exactly one completion event, for this run; the transcript has its participants and words.
