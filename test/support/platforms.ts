@@ -19,6 +19,8 @@ export interface PlatformSystem extends TestSystem {
 
 export async function startPlatformSystem(opts: {
   label: string;
+  /** Services to run in the test process (default: all). */
+  services?: string[];
   env?: Record<string, string>;
   daily?: Partial<DailySimulatorOptions>;
   whereby?: Partial<WherebySimulatorOptions>;
@@ -29,6 +31,7 @@ export async function startPlatformSystem(opts: {
   const whereby = await startWherebySimulator({ storage, ...opts.whereby });
   const sys = await startSystem({
     label: opts.label,
+    services: opts.services,
     env: {
       DAILY_API_URL: daily.url,
       DAILY_API_KEY: daily.apiKey,
