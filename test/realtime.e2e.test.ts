@@ -307,6 +307,39 @@ describe("metrics", () => {
   });
 });
 
+describe("with the transcription service", () => {
+  it("announces the owner's create, delete, restore and destroy through the API on their user socket only", async () => {
+    const full = await startSystem({ label: "realtime-tx", services: ["projection", "transcription", "gateway"] });
+    try {
+      const alice = await mustOpen(full.baseUrl, "/v1/events", ["bearer", await full.token("alice")]);
+      const bob = await mustOpen(full.baseUrl, "/v1/events", ["bearer", await full.token("bob")]);
+      const as = full.as("alice");
+      const created = await as("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Realtime" }) });
+      expect(created.status).toBe(200);
+      const { id } = (await created.json()) as { id: string };
+      // The owner may open its transcript socket at once (the answer waited for the read model).
+      (await mustOpen(full.baseUrl, eventsOf(id), ["bearer", await full.token("alice")])).close();
+      for (const [path, method] of [[`/v1/transcripts/${id}`, "DELETE"], [`/v1/transcripts/${id}/restore`, "POST"], [`/v1/transcripts/${id}`, "DELETE"], [`/v1/transcripts/${id}/destroy`, "DELETE"]] as const) {
+        expect((await as(path, { method })).status, `${method} ${path}`).toBe(200);
+      }
+      expect(await alice.received(5)).toEqual([
+        msg("TRANSCRIPT_CREATED", { id }),
+        msg("TRANSCRIPT_DELETED", { id }),
+        msg("TRANSCRIPT_RESTORED", { id }),
+        msg("TRANSCRIPT_DELETED", { id }),
+        msg("TRANSCRIPT_DELETED", { id }),
+      ]);
+      // Bob's own create comes after all of alice's events on the bus: only it reaches his socket.
+      const own = (await (await full.as("bob")("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Bob's" }) })).json()) as { id: string };
+      expect(await bob.received(1)).toEqual([msg("TRANSCRIPT_CREATED", { id: own.id })]);
+      alice.close();
+      bob.close();
+    } finally {
+      await full.stop();
+    }
+  });
+});
+
 describe("with AUTH_BACKEND=none, and pings", () => {
   let none: TestSystem;
   let writer: TranscriptWriter;

@@ -20,6 +20,8 @@ export interface PlatformSystem extends TestSystem {
 
 export async function startPlatformSystem(opts: {
   label: string;
+  /** Services to run in the test process (default: all). */
+  services?: string[];
   env?: Record<string, string>;
   daily?: Partial<DailySimulatorOptions>;
   whereby?: Partial<WherebySimulatorOptions>;
@@ -30,6 +32,7 @@ export async function startPlatformSystem(opts: {
   const whereby = await startWherebySimulator({ storage, ...opts.whereby });
   const sys = await startSystem({
     label: opts.label,
+    services: opts.services,
     env: {
       ...platformEnv(daily, whereby),
       STORAGE_LOCAL_ROOT: root,

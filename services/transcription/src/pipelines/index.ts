@@ -13,14 +13,13 @@
 import type { Bus, Logger, Sql, Tx } from "@scribe/kit";
 import { cancelRun, startRun, WorkflowWorker, type AnyWorkflow, type WorkerOptions } from "@scribe/workflow";
 import { planningOnly, type GetContext, type PipelineContext } from "./context";
-import { defaultPipelineDeps, type PipelineDeps } from "./deps";
+import type { PipelineDeps } from "./deps";
 import { fileWorkflow } from "./file";
 import { multitrackWorkflow } from "./multitrack";
 import type { PipelineInput, TranscriptPort } from "./port";
 
 export type { PipelineInput, TranscriptPort, PipelinePatch } from "./port";
 export type { PipelineDeps } from "./deps";
-export { defaultPipelineDeps } from "./deps";
 export { MULTITRACK_WORKFLOW } from "./multitrack";
 export { FILE_WORKFLOW } from "./file";
 export { PipelineInputSchema } from "./input";
@@ -56,7 +55,7 @@ export interface PipelineRuntime {
   onStop?(fn: () => Promise<void>): void;
 }
 
-export interface PipelineWorkerOptions extends Partial<PipelineDeps> {
+export interface PipelineWorkerOptions extends PipelineDeps {
   /** Passed to the WorkflowWorker (slots per queue, ackWaitMs, stopGraceMs, queues served…). */
   worker?: Partial<Omit<WorkerOptions, "sql" | "bus" | "log" | "workflows">>;
 }
@@ -69,10 +68,9 @@ export interface PipelineWorkers {
 }
 
 /** Start a WorkflowWorker running every step of both pipelines, writing through `port`. */
-export async function startPipelineWorkers(rt: PipelineRuntime, port: TranscriptPort, opts: PipelineWorkerOptions = {}): Promise<PipelineWorkers> {
-  const { worker: workerOpts, ...given } = opts;
+export async function startPipelineWorkers(rt: PipelineRuntime, port: TranscriptPort, opts: PipelineWorkerOptions): Promise<PipelineWorkers> {
+  const { worker: workerOpts, ...deps } = opts;
   const log = rt.log.child({ component: "pipelines" });
-  const deps: PipelineDeps = { ...defaultPipelineDepsLazy(rt, log, given), ...given } as PipelineDeps;
   const ctx: PipelineContext = { port, deps, log };
   const wfs = pipelineWorkflows(() => ctx);
   const workflows = [wfs.multitrack, wfs.file] as unknown as AnyWorkflow[];
@@ -83,8 +81,3 @@ export async function startPipelineWorkers(rt: PipelineRuntime, port: Transcript
   return { worker, workflows, deps, stop };
 }
 
-/** Build from the environment only what the caller did not give (a test gives storage and AI). */
-function defaultPipelineDepsLazy(rt: PipelineRuntime, log: Logger, given: Partial<PipelineDeps>): Partial<PipelineDeps> {
-  const complete = given.openBucket && given.transcriptsBucket && given.ai && given.workDir && given.consentDenied;
-  return complete ? {} : defaultPipelineDeps(rt.bus, log);
-}

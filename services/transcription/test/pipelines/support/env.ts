@@ -26,7 +26,7 @@ export interface PipelineEnv {
   /** Answers of the consent check, by meeting id (missing: no denial). */
   consent: Map<string, boolean | null>;
   bucket(name: string): ObjectStorage;
-  workers(opts?: PipelineWorkerOptions): Promise<PipelineWorkers>;
+  workers(opts?: Partial<PipelineWorkerOptions>): Promise<PipelineWorkers>;
   /** Register the transcript in the port, start the run; the port knows the run before its first step. */
   start(input: PipelineInput): Promise<string>;
   /** Wait until the run is no longer running. */
