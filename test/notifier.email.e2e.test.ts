@@ -151,7 +151,11 @@ describe("e-mails after processing", () => {
     expect(smtp.to("guest@example.com")[0]!.parsed.text).toContain("[00:05] Bob: Hi Alice.");
 
     // The participants' link must open: the transcription service is asked to make it public.
-    const requests = (await streamEvents(sys.prefix, "NOTIFICATIONS")).filter((e) => e.type === "notification.share_mode_requested" && e.data.transcript_id === id);
+    // Emitted with the deliveries, published by the outbox relay just after.
+    const requests = await eventually(async () => {
+      const found = (await streamEvents(sys.prefix, "NOTIFICATIONS")).filter((e) => e.type === "notification.share_mode_requested" && e.data.transcript_id === id);
+      return found.length ? found : null;
+    });
     expect(requests.map((e) => e.data)).toMatchObject([{ transcript_id: id, share_mode: "public", reason: "meeting_email_recipients", meeting_id: meetingId, run_id: "run-1" }]);
 
     // Reprocessing completes again: nobody is mailed twice.

@@ -507,6 +507,11 @@ const OPERATIONS = {
     variant: "a private transcript with nothing to process",
     request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/process`, init: { method: "POST" } }),
   },
+  transcriptRuns: {
+    route: "GET /v1/transcripts/{transcript_id}/runs",
+    variant: "the owner's private transcript",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/runs` }),
+  },
   addParticipant: {
     route: "POST /v1/transcripts/{transcript_id}/participants",
     variant: "the owner's private transcript",
@@ -693,6 +698,9 @@ const ROWS: Row[] = [
   row(O.restoreTranscript, NONE, everyone(401)),
   row(O.destroyTranscript, USERS, ownerVsOthers(200, 403, 401)),
   row(O.destroyTranscript, NONE, everyone(401)),
+  row(O.transcriptRuns, USERS_PRIVATE, ownerVsOthers(200, 403, 401)),
+  row(O.transcriptRuns, USERS_PUBLIC, ownerVsOthers(200, 403)),
+  row(O.transcriptRuns, NONE, everyone(403)),
   row(O.processTranscript, USERS_PRIVATE, ownerVsOthers(400, 403, 401)),
   row(O.processTranscript, USERS_PUBLIC, ownerVsOthers(400, 403)),
   row(O.processTranscript, NONE, everyone(403)),

@@ -165,7 +165,8 @@ function retentionScenario(driver: "local" | "s3"): void {
       expect(await expire({ now })).toEqual([cases.oldAnonymous.transcript.id]);
       // A second run (another replica, the next check) announces nothing again.
       expect(await expire({ now: new Date(now.getTime() + 3_600_000) })).toEqual([]);
-      const events = await expiredEvents();
+      // The announcement leaves through the outbox relay: published shortly after the commit.
+      const events = await eventually(async () => ((await expiredEvents()).length > 0 ? expiredEvents() : null), { message: "expiry announced" });
       expect(events.map((e) => e.data)).toEqual([
         {
           transcript_id: cases.oldAnonymous.transcript.id,

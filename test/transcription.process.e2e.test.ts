@@ -1,6 +1,7 @@
 // Processing end to end: POST /v1/transcripts, chunked upload, recording.ready → the transcription
 // service starts a run of the file pipeline; the run completes (transcript.completed); POST
 // /process cancels a running run and starts a new one, which completes with its own run id.
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +87,22 @@ describe("processing an upload", () => {
     expect(await completions(id)).not.toContain(second);
     expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("ended");
   }, 200_000);
+
+  it("shows the runs with their steps through the API, newest first, to those who may read the transcript", async () => {
+    const { runs } = await ok(await alice(`/v1/transcripts/${id}/runs`));
+    expect(runs.map((r: { id: string }) => r.id)).toContain(firstRun);
+    const [last] = runs;
+    expect(last).toMatchObject({ workflow: "transcript-file", status: "succeeded", error: null });
+    expect(last.steps.length).toBeGreaterThan(3);
+    for (const step of last.steps) {
+      expect(step).toMatchObject({ status: "succeeded", last_error: null });
+      expect(step.attempts).toBeGreaterThanOrEqual(1);
+      expect(step.duration_ms).toEqual(expect.any(Number));
+    }
+    expect(runs.find((r: { status: string }) => r.status === "cancelled")).toBeDefined();
+    expect((await sys.as("bob")(`/v1/transcripts/${id}/runs`)).status).toBe(403);
+    expect((await alice(`/v1/transcripts/${randomUUID()}/runs`)).status).toBe(404);
+  });
 
   it("starts nothing for a soft-deleted transcript", async () => {
     const other = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Gone" }) }));

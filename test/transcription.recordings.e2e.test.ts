@@ -67,7 +67,10 @@ describe("recording.ready from a video platform", () => {
       return res.status === 200 ? res.json() : null;
     });
     expect(t).toMatchObject({ user_id: "alice", source_kind: "room", share_mode: "semi-private", room_id: rec.room_id, meeting_id: rec.meeting_id, name: "" });
-    const lifecycle = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.lifecycle.changed" && e.data.transcript_id === id);
+    const lifecycle = await eventually(async () => {
+      const found = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.lifecycle.changed" && e.data.transcript_id === id);
+      return found.length ? found : null;
+    });
     expect(lifecycle.map((e) => e.data.action)).toEqual(["created"]);
   });
 

@@ -21,6 +21,37 @@ export const StatusWithVersion = z.object({ status: z.string(), ...version });
 export const ParticipantWithVersion = z.object({ participant: Participant, ...version });
 export const ProcessStarted = z.object({ status: z.string(), run_id: z.string(), ...version });
 
+/** One step of a processing run (a fan-out item has its index): Scribe's extension for operators. */
+export const TranscriptRunStep = z
+  .object({
+    step: z.string(),
+    index: z.number().int().nullable(),
+    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+    attempts: z.number().int(),
+    max_attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().nullable(),
+  })
+  .openapi("TranscriptRunStep");
+export const TranscriptRun = z
+  .object({
+    id: z.string(),
+    workflow: z.string(),
+    status: z.enum(["running", "succeeded", "failed", "cancelled"]),
+    error: z.string().nullable(),
+    error_step: z.string().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().nullable(),
+    steps: z.array(TranscriptRunStep),
+  })
+  .openapi("TranscriptRun");
+/** The transcript's processing runs, newest first (at most the last 20). */
+export const TranscriptRuns = z.object({ runs: z.array(TranscriptRun) }).openapi("TranscriptRuns");
+export type TranscriptRuns = z.infer<typeof TranscriptRuns>;
+
 export const transcriptionOps = {
   /** POST /v1/transcripts (the gateway checks the pub level first). */
   create: defineOp("transcription.create", withCaller({ transcript: CreateTranscript }), TranscriptState),
@@ -32,6 +63,8 @@ export const transcriptionOps = {
   destroy: defineOp("transcription.destroy", withCaller(byId), StatusWithVersion),
   /** READ; cancels a running run, starts a fresh one. */
   process: defineOp("transcription.process", withCaller(byId), ProcessStarted),
+  /** READ; the runs of the pipelines for this transcript with their steps (status, attempts, timings, errors). */
+  runs: defineOp("transcription.runs", withCaller(byId), TranscriptRuns),
   /** READ then EDIT. */
   addParticipant: defineOp("transcription.participant_add", withCaller({ ...byId, participant: CreateParticipant }), ParticipantWithVersion),
   updateParticipant: defineOp(

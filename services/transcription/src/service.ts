@@ -9,6 +9,7 @@ import { registerConsumers } from "./consumers";
 import { pipelineDeps } from "./pipeline-deps";
 import { startPipelineWorkers } from "./pipelines/index";
 import { DbTranscriptPort } from "./port";
+import { registerRunQueries } from "./runs";
 
 export const transcriptionService = defineService({
   name: "transcription",
@@ -16,6 +17,7 @@ export const transcriptionService = defineService({
   sharedMigrations: [WORKFLOW_MIGRATIONS],
   async start(rt) {
     registerCommands(rt.rpc, rt.sql, rt.log);
+    registerRunQueries(rt.rpc, rt.sql);
     registerConsumers(rt);
     await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), pipelineDeps(rt.config, rt.bus, rt.log));
   },

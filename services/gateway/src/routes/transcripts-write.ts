@@ -13,6 +13,7 @@ import {
   SpeakerAssignmentStatus,
   SpeakerMerge,
   UpdateParticipant,
+  TranscriptRuns,
   UpdateTranscript,
   projectionOps,
   transcriptWithParticipantsOf,
@@ -110,6 +111,20 @@ export function transcriptWriteRoutes(app: OpenAPIHono<AppEnv>): void {
       const id = c.req.valid("param").transcript_id;
       return c.json(await settled(c, id, await call(c, transcriptionOps.process, { id })), 200);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/transcripts/{transcript_id}/runs",
+      operationId: "v1_transcript_runs",
+      tags,
+      description: "Scribe extension: the transcript's processing runs, newest first, with each step's status, attempts, timings and last error.",
+      middleware: [requireUserUnlessPublic] as const,
+      request: { params: TranscriptIdParam },
+      responses: { 200: json(TranscriptRuns), ...validationError },
+    }),
+    async (c) => c.json(await call(c, transcriptionOps.runs, { id: c.req.valid("param").transcript_id }), 200),
   );
 
   app.openapi(

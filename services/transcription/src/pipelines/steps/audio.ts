@@ -52,7 +52,10 @@ export interface TrackResult {
 export async function processTrack(deps: PipelineDeps, input: PipelineInput, track: Track, index: number, io: StepIo): Promise<TrackResult> {
   return withWorkspace(deps.workDir, `${input.transcript_id}-track${index}`, async (dir) => {
     const path = await fetchTo(deps, input.bucket, track.key, dir, `track${index}`, io);
-    const offset = track.start_offset_seconds ?? (await trackStartOffset(path, { signal: io.signal })).seconds;
+    // Probed even when the platform gives the offset: a corrupt track then fails with the probe's
+    // clear "input is corrupt" rather than the decoder's output about a scratch path.
+    const probed = await trackStartOffset(path, { signal: io.signal });
+    const offset = track.start_offset_seconds ?? probed.seconds;
     io.heartbeat();
     const words = await transcribe(deps, path, input.source_language, io);
     return {
