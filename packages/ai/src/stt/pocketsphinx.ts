@@ -78,13 +78,31 @@ const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-
  * Parse `pocketsphinx_continuous -time yes` output: hypothesis lines are ignored, word lines are
  * `word start end confidence`. Fillers (`<s>`, `</s>`, `<sil>`, `[NOISE]`, `++BREATH++`) are dropped,
  * pronunciation variants (`for(3)`) lose their suffix, times are shifted by `offset`.
+ *
+ * The model writes no punctuation, but the decoder cuts utterances at pauses (`<s>` … `</s>`): an
+ * utterance becomes a sentence (capital first letter, full stop at its end), so transcripts read as
+ * sentences and the sentence-based segmentation of multitrack transcripts (api.md §3.1) has ends.
  */
 export function parsePocketsphinxTimes(output: string, offset = 0): SttWord[] {
   const words: SttWord[] = [];
+  let utteranceStart = 0;
+  const closeUtterance = () => {
+    if (words.length > utteranceStart) {
+      const first = words[utteranceStart]!;
+      first.text = first.text.replace(/^ (\p{Ll})/u, (_, c: string) => ` ${c.toUpperCase()}`);
+      const last = words[words.length - 1]!;
+      if (!/[.?!…]$/.test(last.text)) last.text += ".";
+    }
+    utteranceStart = words.length;
+  };
   for (const line of output.split("\n")) {
     const m = WORD_LINE.exec(line.trim());
     if (!m) continue;
     const raw = m[1]!;
+    if (raw === "<s>" || raw === "</s>") {
+      closeUtterance();
+      continue;
+    }
     if (/^(<.*>|\[.*\]|\+\+.*\+\+)$/.test(raw)) continue;
     const word = raw.replace(/\(\d+\)$/, "");
     if (!word) continue;
@@ -96,6 +114,7 @@ export function parsePocketsphinxTimes(output: string, offset = 0): SttWord[] {
       confidence: Math.min(1, Math.max(0, Number(m[4]))),
     });
   }
+  closeUtterance();
   return words;
 }
 
