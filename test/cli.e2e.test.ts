@@ -1,9 +1,11 @@
-// The operator's CLI against a running system: streams, tail, dead letters (list and redrive).
-import { execFile } from "node:child_process";
+// The operator's CLI against a running system: streams, tail, dead letters (list and redrive),
+// migrate and hash-password.
+import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, serviceMigrations, type Bus } from "@scribe/kit";
-import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import { createTestDatabase, eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import { verifyPassword } from "@scribe/gateway/auth/password-hash";
 import { listDeadLetters, redriveDeadLetters } from "@scribe/cli/commands/dlq";
 import { tailStream, type TailedEvent } from "@scribe/cli/commands/tail";
 import { streamStatus } from "@scribe/cli/commands/streams";
@@ -96,4 +98,49 @@ describe("scribe CLI", () => {
     await runner.stop();
     await sql.end({ timeout: 1 });
   });
+
+  it("migrate: applies every service's migrations to a new database, then finds it up to date", async () => {
+    const db = await createTestDatabase("climigrate");
+    try {
+      const env = { DATABASE_URL: db.url };
+      const first = (await scribeWith(env, "migrate")).trim().split("\n");
+      expect(first.length).toBeGreaterThanOrEqual(9);
+      for (const line of first) expect(line).toMatch(/^[a-z]+: applied (_[a-z]+\/)?\d{4}_/);
+      expect(first.map((l) => l.split(":")[0])).toEqual(expect.arrayContaining(["rooms", "transcription", "projection", "gateway"]));
+      const again = (await scribeWith(env, "migrate")).trim().split("\n");
+      expect(again.every((l) => l.endsWith(": up to date"))).toBe(true);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("hash-password: prints a hash of the password on stdin that the gateway accepts, and refuses an empty one", async () => {
+    const hashOf = (input: string) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "hash-password"], { cwd: ROOT, env: process.env });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (err += d));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, out, err }));
+        child.stdin.end(input);
+      });
+    const ok = await hashOf("correct horse\n");
+    expect(ok.code).toBe(0);
+    const hash = ok.out.trim();
+    expect(await verifyPassword("correct horse", hash)).toBe(true);
+    expect(await verifyPassword("correct horse\n", hash)).toBe(false);
+    const empty = await hashOf("");
+    expect(empty.code).not.toBe(0);
+    expect(empty.err).toMatch(/no password on stdin/);
+  });
 });
+
+async function scribeWith(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...sys.env, ...env },
+  });
+  return stdout;
+}
