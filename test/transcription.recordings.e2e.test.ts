@@ -3,7 +3,9 @@
 // fails for good leaves status error with the reason, and POST /process retries it.
 import { randomUUID } from "node:crypto";
 import type { RecordingReady } from "@scribe/contracts";
-import { connectDb, type Sql } from "@scribe/kit";
+import { connectBus, connectDb, type Sql } from "@scribe/kit";
+import { TEST_NATS_URL } from "@scribe/kit/testing";
+import { WORKFLOW_STREAM, queueDurable } from "@scribe/workflow";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish } from "./support/media";
@@ -14,7 +16,7 @@ let alice: Client;
 let sql: Sql;
 
 beforeAll(async () => {
-  sys = await startSystem({ label: "trec", services: ["projection", "transcription", "gateway"] });
+  sys = await startSystem({ label: "trec", services: ["projection", "transcription", "gateway"], env: { PIPELINE_STT_CONCURRENCY: "3" } });
   alice = sys.as("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
 });
@@ -98,4 +100,16 @@ describe("recording.ready from a video platform", () => {
     expect(again!.current_run_id).not.toBe(failed.current_run_id);
     expect(await runsOf(id)).toHaveLength(2);
   }, 90_000);
+});
+
+describe("configuration", () => {
+  it("sets the cluster-wide speech-to-text limit from PIPELINE_STT_CONCURRENCY", async () => {
+    const bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "trec-limits" });
+    try {
+      const info = await bus.jsm.consumers.info(bus.stream(WORKFLOW_STREAM), queueDurable("transcription", "transcription-stt"));
+      expect(info.config.max_ack_pending).toBe(3);
+    } finally {
+      await bus.close();
+    }
+  });
 });

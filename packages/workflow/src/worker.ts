@@ -7,7 +7,7 @@ import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import { z } from "zod";
 import type { Bus, Logger, Sql } from "@scribe/kit";
 import { ensureQueueConsumer, ensureWorkflowStream, WORKFLOW_STREAM } from "./bus";
-import { queuesOf, retryDelayMs, type AnyWorkflow, type Json, type Queue, type StepContext } from "./definition";
+import { defineQueue, queuesOf, retryDelayMs, type AnyWorkflow, type Json, type Queue, type StepContext } from "./definition";
 import { CommitHookError, completeStep, failStep, parentOutputs, retryLater, type OwnedStep } from "./engine";
 import { describeError, isRetryable, StepAbort } from "./errors";
 import { workflowMetrics as metrics } from "./metrics";
@@ -23,6 +23,12 @@ export interface WorkerOptions {
   queues?: readonly string[];
   /** Steps of a queue this process runs at once; default min(queue concurrency, 16). */
   slots?: Readonly<Record<string, number>>;
+  /**
+   * Cluster-wide limits that replace the queues' declared concurrency (configuration, e.g. more
+   * speech-to-text at once on bigger machines). Every worker of a queue should be given the same:
+   * the last one to start sets the shared consumer's limit.
+   */
+  concurrency?: Readonly<Record<string, number>>;
   /** Silence after which a step is redelivered to another worker (ours sends in-progress acks every third of it). */
   ackWaitMs?: number;
   /** On stop, how long running steps may finish before they are aborted and handed back. */
@@ -92,7 +98,9 @@ export class WorkflowWorker {
     const all = queuesOf([...this.workflows.values()]);
     const served = this.opts.queues ? [...all.values()].filter((q) => this.opts.queues!.includes(q.name)) : [...all.values()];
     await ensureWorkflowStream(bus, this.opts.streamReplicas);
-    for (const queue of served) {
+    for (const declared of served) {
+      const limit = this.opts.concurrency?.[declared.name];
+      const queue = limit === undefined ? declared : defineQueue(declared.name, { concurrency: limit });
       const durable = await ensureQueueConsumer(bus, { schema: this.schema, queue, ackWaitMs: this.ackWaitMs });
       const slots = this.opts.slots?.[queue.name] ?? Math.min(queue.concurrency, DEFAULT_SLOTS_CAP);
       this.loops.push({ queue, durable, slots, active: 0, wake: null, done: null });

@@ -394,6 +394,16 @@ describe("delivery guarantees", () => {
     expect(maxInFlight).toBe(2);
   });
 
+  it("takes a configured cluster-wide limit in place of the queue's declared concurrency", async () => {
+    const declared = defineQueue(`configured-${t.schema}`, { concurrency: 2 });
+    const wf = workflow("configured", Input).step("mix", { queue: declared }, async () => "mixed").build();
+    await t.worker([wf], { concurrency: { [declared.name]: 5 } });
+    const info = await file.bus.jsm.consumers.info(file.bus.stream(WORKFLOW_STREAM), queueDurable(t.schema, declared.name));
+    expect(info.config.max_ack_pending).toBe(5);
+    const { runId } = await startRun(t.sql, wf, { name: "x" });
+    await runStatus(runId, "succeeded");
+  });
+
   it("keeps a long step alive past the ack wait with in-progress acks, and records its progress", async () => {
     const ackWaitMs = 1000;
     let starts = 0;

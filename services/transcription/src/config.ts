@@ -7,11 +7,27 @@ import { join } from "node:path";
 import { AiConfig } from "@scribe/ai";
 import { SharedSettings, StorageConfig } from "@scribe/kit";
 import { z } from "zod";
+import { LLM_QUEUE, MEDIA_QUEUE, MIXDOWN_QUEUE, STT_QUEUE } from "./pipelines/steps/policy";
+
+/** The queue limits as the workflow worker takes them. */
+export function pipelineConcurrency(c: TranscriptionConfig): Record<string, number> {
+  return {
+    [STT_QUEUE.name]: c.PIPELINE_STT_CONCURRENCY,
+    [MIXDOWN_QUEUE.name]: c.PIPELINE_MIXDOWN_CONCURRENCY,
+    [MEDIA_QUEUE.name]: c.PIPELINE_MEDIA_CONCURRENCY,
+    [LLM_QUEUE.name]: c.PIPELINE_LLM_CONCURRENCY,
+  };
+}
 
 export const TranscriptionConfig = StorageConfig.extend({
   // The fields only: AiConfig's cross-field checks are applied again in `aiConfigOf`.
   ...AiConfig.shape,
   PIPELINE_WORK_DIR: z.string().default(join(tmpdir(), "scribe-pipelines")).describe("scratch folder of the processing pipelines (audio conversion, model input)"),
+  // Cluster-wide: every transcription replica must have the same values (they set one shared limit).
+  PIPELINE_STT_CONCURRENCY: z.coerce.number().int().min(1).default(STT_QUEUE.concurrency).describe("speech-to-text and diarization steps running at once in the whole cluster"),
+  PIPELINE_MIXDOWN_CONCURRENCY: z.coerce.number().int().min(1).default(MIXDOWN_QUEUE.concurrency).describe("multitrack mixdowns running at once in the whole cluster"),
+  PIPELINE_MEDIA_CONCURRENCY: z.coerce.number().int().min(1).default(MEDIA_QUEUE.concurrency).describe("other ffmpeg steps (conversion, waveform) running at once in the whole cluster"),
+  PIPELINE_LLM_CONCURRENCY: z.coerce.number().int().min(1).default(LLM_QUEUE.concurrency).describe("summariser (LLM) steps running at once in the whole cluster"),
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
   AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
 });

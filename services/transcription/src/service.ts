@@ -4,7 +4,7 @@
 import { defineService } from "@scribe/kit";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
-import { TranscriptionConfig } from "./config";
+import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
 import { pipelineDeps } from "./pipeline-deps";
 import { startPipelineWorkers } from "./pipelines/index";
@@ -19,6 +19,9 @@ export const transcriptionService = defineService({
     registerCommands(rt.rpc, rt.sql, rt.log);
     registerRunQueries(rt.rpc, rt.sql);
     registerConsumers(rt);
-    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), pipelineDeps(rt.config, rt.bus, rt.log));
+    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), {
+      ...pipelineDeps(rt.config, rt.bus, rt.log),
+      worker: { concurrency: pipelineConcurrency(rt.config) },
+    });
   },
 });
