@@ -21,10 +21,35 @@ export function notifierDb(sys: TestSystem): Sql {
   return connectDb(sys.db.url, { schema: "notifier", max: 2, applicationName: "notifier-test" });
 }
 
-/** The notifier has applied every event of a stream its copy reads (rooms, meetings, transcripts). */
+/**
+ * The notifier has applied every event of a stream its copy reads (rooms, meetings, transcripts),
+ * including those still in a service's outbox: an HTTP change answers at commit, before the relay
+ * publishes its event, and a consumer with nothing pending then is not caught up with it.
+ */
 export async function notifierCaughtUp(sys: TestSystem, stream: "ROOMS" | "MEETINGS" | "TRANSCRIPTS"): Promise<void> {
   const name = { ROOMS: "notifier.rooms", MEETINGS: "notifier.meetings", TRANSCRIPTS: "notifier.transcripts" }[stream];
+  await outboxesDrained(sys);
   await eventually(() => consumerCaughtUp(sys.prefix, stream, name), { message: `${name} caught up` });
+}
+
+/** Every service's outbox is empty: all committed events are on the bus. */
+export async function outboxesDrained(sys: TestSystem): Promise<void> {
+  const db = connectDb(sys.db.url, { schema: "public", max: 1, applicationName: "outbox-check" });
+  try {
+    const schemas = (await db<{ schema: string }[]>`select table_schema as schema from information_schema.tables where table_name = 'outbox'`).map((r) => r.schema);
+    await eventually(
+      async () => {
+        for (const schema of schemas) {
+          const [row] = await db<{ n: number }[]>`select count(*)::int as n from ${db(schema)}.outbox`;
+          if (row!.n > 0) return false;
+        }
+        return true;
+      },
+      { message: "every outbox published" },
+    );
+  } finally {
+    await db.end({ timeout: 1 });
+  }
 }
 
 export const COMPLETED_TOPICS = [
