@@ -114,6 +114,29 @@ describe("scribe CLI", () => {
     }
   });
 
+  it("up: runs the named services in one process (as each container does) until SIGTERM, then exits 0", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "up", "rooms", "gateway"], {
+      cwd: ROOT,
+      env: { ...process.env, ...sys.env, LOG_LEVEL: "info", PORT: "0", OPS_PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      const api = await eventually(() => /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], { timeoutMs: 60_000, message: `the gateway of scribe up; got:\n${out}` });
+      expect(out).toMatch(/"service":"rooms".*"msg":"service started"/);
+      const res = await fetch(`${api}/v1/rooms`, { headers: { authorization: `Bearer ${await sys.token("alice")}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { items: { name: string }[] }).items.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(["cli-a", "cli-b", "cli-c"]));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
   it("hash-password: prints a hash of the password on stdin that the gateway accepts, and refuses an empty one", async () => {
     const hashOf = (input: string) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
