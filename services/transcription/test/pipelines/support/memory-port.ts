@@ -1,6 +1,7 @@
 // A test double of the pipelines' boundary (TranscriptPort): the transcript held in memory, every
 // call recorded, the same stale-run rule as the real port (only the current run may write).
 import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
+import { newAggregate } from "../../../src/domain/transcript";
 import type { PipelinePatch, TranscriptPort } from "../../../src/pipelines/port";
 
 export interface PortCall {
@@ -13,37 +14,8 @@ export interface PortCall {
 }
 
 export function blankTranscript(id: string, over: Partial<TranscriptState> = {}): TranscriptState {
-  const now = new Date().toISOString();
-  return {
-    id,
-    version: 1,
-    name: "",
-    status: "idle",
-    error: null,
-    locked: false,
-    duration: 0,
-    created_at: now,
-    updated_at: now,
-    title: null,
-    short_summary: null,
-    long_summary: null,
-    action_items: null,
-    participants: [],
-    source_language: "en",
-    target_language: "en",
-    reviewed: false,
-    audio_location: "local",
-    audio_deleted: null,
-    user_id: null,
-    share_mode: "private",
-    source_kind: "room",
-    meeting_id: null,
-    recording_id: null,
-    room_id: null,
-    webvtt: null,
-    deleted_at: null,
-    ...over,
-  };
+  // A new transcript as the write side makes one (status idle, audio local), then the test's changes.
+  return { ...newAggregate({ id, now: new Date(), user_id: null, name: "", source_kind: "room" }).state, ...over };
 }
 
 export class MemoryPort implements TranscriptPort {
