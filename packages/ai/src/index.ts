@@ -9,7 +9,7 @@ export { assignSpeakers } from "./diarization/assemble";
 export { computeTopicChunkSize, computeMaxSubjects, topicChunks, MIN_TRANSCRIPT_LENGTH } from "./summary/chunking";
 export { cleanTitle, matchParticipant, stripTaskPrefix, transcriptText, wordsToSegments, type Segment } from "./summary/text";
 export { detectTopics, summariseMeeting, type DetectedTopic, type MeetingResult } from "./summary/meeting";
-export { diarizationErrorRate, normaliseForWer, wordErrorRate } from "./metrics";
+export { diarizationErrorRate, normaliseForWer, vocabularyShare, wordErrorRate } from "./metrics";
 export { PocketsphinxStt, parsePocketsphinxTimes } from "./stt/pocketsphinx";
 export { OpenAiStt } from "./stt/openai";
 export { GpuApiStt } from "./stt/gpu";

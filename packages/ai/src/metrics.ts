@@ -170,3 +170,14 @@ function bestMapping(overlap: Map<string, Map<string, number>>): Map<string, str
   }
   return mapping;
 }
+
+/**
+ * Share of `text`'s words (normalised as for WER) that occur in `source`: how much of a summary or
+ * title is drawn from what was said (1 = every word; an empty text scores 0).
+ */
+export function vocabularyShare(text: string, source: string): number {
+  const words = normaliseForWer(text);
+  if (words.length === 0) return 0;
+  const known = new Set(normaliseForWer(source));
+  return words.filter((w) => known.has(w)).length / words.length;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "../src/metrics";
+import { diarizationErrorRate, normaliseForWer, vocabularyShare, wordErrorRate } from "../src/metrics";
 
 describe("word error rate", () => {
   it("counts substitutions, deletions and insertions against the reference length", () => {
@@ -21,5 +21,14 @@ describe("diarization error rate", () => {
     expect(r.confusion).toBeCloseTo(5);
     expect(r.missed).toBeCloseTo(2);
     expect(r.der).toBeCloseTo(7 / 20);
+  });
+});
+
+describe("vocabularyShare", () => {
+  it("is the share of a text's words that were said, case and punctuation aside", () => {
+    expect(vocabularyShare("Payment problems, fixed!", "we fixed the payment problems today")).toBe(1);
+    expect(vocabularyShare("Untitled meeting", "we fixed the payment problems")).toBe(0);
+    expect(vocabularyShare("payment delay", "payment problems")).toBe(0.5);
+    expect(vocabularyShare("", "anything")).toBe(0);
   });
 });

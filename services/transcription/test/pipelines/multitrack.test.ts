@@ -1,5 +1,6 @@
 // The multitrack workflow end to end on real ffmpeg, pocketsphinx, storage and workflow runner:
 // a 3-speaker synthesised meeting whose tracks start at different times.
+import { vocabularyShare } from "@scribe/ai";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { transcriptKeys } from "@scribe/contracts";
@@ -84,8 +85,9 @@ describe("multitrack workflow", () => {
       }
 
       // Title, summaries (with the participants' names), action items.
-      expect(t.title).toBeTruthy();
-      expect(t.short_summary).toBeTruthy();
+      const said = `${words.map((w) => w.text).join("")} ${t.participants.map((p) => p.name).join(" ")} discussion of`;
+      expect(vocabularyShare(t.title ?? "", said), `title ${t.title}`).toBeGreaterThanOrEqual(0.6);
+      expect(vocabularyShare(t.short_summary ?? "", said), `short summary ${t.short_summary}`).toBeGreaterThanOrEqual(0.8);
       expect(t.long_summary).toMatch(/# /);
       expect(`${t.short_summary} ${t.long_summary}`).toMatch(/Alice|Bob|Carol/);
       expect(t.action_items).not.toBeNull();
