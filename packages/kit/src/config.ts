@@ -100,6 +100,10 @@ export const SharedSettings = {
     "let user-given URLs (ICS feeds, webhooks) reach loopback, private and link-local addresses; off = refused (SSRF guard)",
   ),
   MEDIA_TOKEN_TTL_SECONDS: envInt(DEFAULT_MEDIA_TOKEN_TTL_SECONDS, 1, 86_400).describe("lifetime of the token in internal audio links (`?token=`)"),
+  UPLOAD_MAX_CHUNKS: envInt(10_000, 1, 1_000_000).describe("largest `total_chunks` the upload API accepts for one file"),
+  UPLOAD_MAX_CHUNK_BYTES: envInt(64 * 1024 ** 2, 1024).describe(
+    "largest body of one upload request (one chunk with its multipart framing), in bytes; refused with 413 as it streams in",
+  ),
 };
 
 /**

@@ -1,7 +1,7 @@
 // The public HTTP API: middleware, routes and error mapping, as one Hono app (testable without a socket).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { bodyLimit } from "./http/body-limit";
 import { errorResponse, validationHook } from "./http/errors";
 import { identity, requestContext, type AppEnv, type GatewayDeps } from "./http/context";
 import { authRoutes } from "./routes/auth";
@@ -33,11 +33,8 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
       exposeHeaders: ["content-type", "accept-ranges", "content-length", "content-range", "content-encoding", "x-request-id"],
     }),
   );
-  app.use("/v1/*", async (c, next) => {
-    // Uploads set their own limits; everything else is small JSON.
-    if ((c.req.header("content-type") ?? "").startsWith("multipart/")) return next();
-    return bodyLimit({ maxSize: deps.config.MAX_JSON_BODY_BYTES })(c, next);
-  });
+  // Every route's body is bounded by what it is for, whatever the content type says.
+  app.use("*", bodyLimit(deps.config));
   app.use("/v1/*", identity());
   app.onError((err, c) => errorResponse(err, c, c.get("log") ?? deps.log));
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));

@@ -42,7 +42,10 @@ export const GatewayConfig = z.object({
   AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
   SECRET_KEY: SharedSettings.SECRET_KEY,
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
-  MAX_JSON_BODY_BYTES: envInt(1_048_576, 1024).describe("largest JSON request body accepted"),
+  MAX_JSON_BODY_BYTES: envInt(1_048_576, 1024).describe("largest request body of the JSON routes (413 past it, whatever the content type)"),
+  WEBHOOK_MAX_BODY_BYTES: envInt(65_536, 1024).describe("largest body of an incoming video-platform webhook (/v1/daily/webhook, /v1/whereby)"),
+  UPLOAD_MAX_CHUNKS: SharedSettings.UPLOAD_MAX_CHUNKS,
+  UPLOAD_MAX_CHUNK_BYTES: SharedSettings.UPLOAD_MAX_CHUNK_BYTES,
 
   AUTH_JWT_JWKS_URL: z
     .url({ protocol: /^https?$/ })
@@ -74,8 +77,8 @@ export const GatewayConfig = z.object({
     .refine((v) => csv(v).every(isAddressOrCidr), { message: "comma-separated IP addresses or CIDR blocks" })
     .describe("proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client address; empty trusts none"),
   MEDIA_TOKEN_TTL_SECONDS: SharedSettings.MEDIA_TOKEN_TTL_SECONDS,
-  HTTP_REQUEST_TIMEOUT_MS: envInt(3_600_000, 0).describe(
-    "longest time a client may take to send one whole request (a large upload chunk); 0 = no limit",
+  HTTP_REQUEST_TIMEOUT_MS: envInt(300_000, 1000).describe(
+    "longest time a client may take to send one whole request, headers and body (an upload chunk on a slow line); the connection is cut past it",
   ),
   WS_PING_INTERVAL_MS: envInt(30_000, 0).describe(
     "interval of WebSocket protocol pings; a socket that leaves two in a row unanswered is dropped (vanished clients); 0 = no pings",

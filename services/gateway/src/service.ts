@@ -37,8 +37,18 @@ export const gatewayService = defineService({
     const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) }, realtime);
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve(
-        // Node's default 5-minute limit on receiving a whole request would cut large uploads short.
-        { fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: { requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS } },
+        {
+          fetch: app.fetch,
+          port: config.PORT,
+          hostname: config.HOST,
+          // Node checks the request time limit every connectionsCheckingInterval (30 s by default):
+          // check often enough that a trickling body is cut off close to the limit.
+          serverOptions: {
+            requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+            headersTimeout: Math.min(60_000, config.HTTP_REQUEST_TIMEOUT_MS),
+            connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.HTTP_REQUEST_TIMEOUT_MS / 4))),
+          },
+        },
         () => resolve(s),
       );
       s.once("error", reject);

@@ -26,6 +26,9 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
   }
 
   function checkChunkNumbers(chunk: number, total: number): void {
+    if (total > config.UPLOAD_MAX_CHUNKS) {
+      throw Invalid([{ loc: ["query", "total_chunks"], msg: `total_chunks must be at most ${config.UPLOAD_MAX_CHUNKS}`, type: "less_than_equal" }]);
+    }
     if (chunk >= total) {
       throw Invalid([{ loc: ["query", "chunk_number"], msg: "chunk_number must be less than total_chunks", type: "value_error" }]);
     }
@@ -37,7 +40,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
     const others = (await chunksOf(sql, transcript_id)).filter((c) => c.chunk_number !== chunk_number);
     const room = config.UPLOAD_MAX_BYTES - others.reduce((n, c) => n + c.size, 0);
     if (room <= 0) throw tooLarge(config.UPLOAD_MAX_BYTES);
-    return { bucket, key: transcriptKeys.uploadChunk(transcript_id, chunk_number, extensionOf(filename)), max_bytes: room };
+    const maxBytes = Math.min(room, config.UPLOAD_MAX_CHUNK_BYTES);
+    return { bucket, key: transcriptKeys.uploadChunk(transcript_id, chunk_number, extensionOf(filename)), max_bytes: maxBytes };
   });
 
   rpc.handle(recordingsOps.uploadChunkStored, async ({ caller, transcript_id, chunk_number, total_chunks, key, size }, { log }) => {
@@ -54,7 +58,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       if (await hasStoredUpload(tx, transcript_id)) throw BadRequest(IN_PROGRESS);
       const chunks = (await chunksOf(tx, transcript_id)).filter((c) => c.chunk_number < total_chunks);
       const missing = missingChunks(total_chunks, chunks.map((c) => c.chunk_number));
-      if (missing.length) throw BadRequest(`Upload incomplete: chunk(s) ${missing.join(", ")} missing`);
+      if (missing.length) {
+        const more = total_chunks - chunks.length > missing.length ? ", …" : "";
+        throw BadRequest(`Upload incomplete: chunk(s) ${missing.join(", ")}${more} missing`);
+      }
       const total = chunks.reduce((n, c) => n + c.size, 0);
       if (total > config.UPLOAD_MAX_BYTES) throw tooLarge(config.UPLOAD_MAX_BYTES);
 

@@ -9,6 +9,8 @@ export const RecordingsConfig = StorageConfig.extend({
   STORAGE_PURGE_INTERVAL_MS: envInt(2000, 10).describe(
     "how often file deletions requested by events (video of rooms without the video option) are carried out",
   ),
+  UPLOAD_MAX_CHUNKS: SharedSettings.UPLOAD_MAX_CHUNKS,
+  UPLOAD_MAX_CHUNK_BYTES: SharedSettings.UPLOAD_MAX_CHUNK_BYTES,
   BASE_URL: SharedSettings.BASE_URL,
 });
 export type RecordingsConfig = z.infer<typeof RecordingsConfig>;

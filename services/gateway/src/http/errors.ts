@@ -28,6 +28,11 @@ export function errorResponse(err: Error, c: Context, log: Logger): Response {
     if (err.status === 413) return c.json({ detail: "Request body too large" }, 413);
     return c.json({ detail: err.message || "Error" }, err.status);
   }
+  if ((err as NodeJS.ErrnoException).code === "ECONNRESET") {
+    // The client went away (or was cut off by the request time limit) while its body was read.
+    log.info({ err: err.message }, "request body aborted by the client");
+    return c.json({ detail: "Request aborted" }, 400);
+  }
   log.error({ err }, "unhandled error");
   return c.text("Internal Server Error", 500);
 }

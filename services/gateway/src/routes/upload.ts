@@ -10,11 +10,12 @@ import { AppError, Invalid, validationErrors } from "@scribe/kit";
 import busboy from "busboy";
 import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
 
-const UploadQuery = z.object({
-  chunk_number: z.coerce.number().int().min(0),
-  total_chunks: z.coerce.number().int().min(1),
-});
-type UploadQuery = z.infer<typeof UploadQuery>;
+const uploadQuery = (maxChunks: number) =>
+  z.object({
+    chunk_number: z.coerce.number().int().min(0),
+    total_chunks: z.coerce.number().int().min(1).max(maxChunks),
+  });
+type UploadQuery = z.infer<ReturnType<typeof uploadQuery>>;
 /** As published (the coercing schema above would be documented as nullable). */
 const UploadQueryDoc = z.object({ chunk_number: z.number().int(), total_chunks: z.number().int() });
 
@@ -48,7 +49,9 @@ function receiveChunk(c: AppContext, transcriptId: string, q: UploadQuery): Prom
       return reject(missingChunk());
     }
     if (!raw) return reject(missingChunk());
-    const malformed = (e: Error) => Invalid([{ loc: ["body"], msg: `Malformed multipart body: ${e.message}`, type: "value_error" }]);
+    // A body past the route's limit fails the stream with the 413 itself (http/body-limit.ts).
+    const malformed = (e: Error) =>
+      e instanceof AppError ? e : Invalid([{ loc: ["body"], msg: `Malformed multipart body: ${e.message}`, type: "value_error" }]);
     let stored: Promise<{ key: string; size: number }> | null = null;
     parser.on("file", (name, file, info) => {
       if (name !== "chunk" || stored) return void file.resume();
@@ -99,7 +102,7 @@ export function uploadRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.post("/v1/transcripts/:transcript_id/record/upload", requireUserUnlessPublic, async (c) => {
     const transcriptId = c.req.param("transcript_id");
-    const q = UploadQuery.safeParse(c.req.query());
+    const q = uploadQuery(c.get("deps").config.UPLOAD_MAX_CHUNKS).safeParse(c.req.query());
     if (!q.success) throw Invalid(validationErrors(q.error.issues, ["query"]));
     const { key, size } = await receiveChunk(c, transcriptId, q.data);
     await call(

@@ -10,9 +10,15 @@ export function extensionOf(filename: string): string {
   return /^[a-z0-9]{1,10}$/.test(ext) ? ext : "bin";
 }
 
-export function missingChunks(total: number, present: number[]): number[] {
+/**
+ * The first `limit` chunk numbers below `total` that are not present. Sized by what was received and
+ * the limit, never by `total` (a client chooses it).
+ */
+export function missingChunks(total: number, present: number[], limit = 20): number[] {
   const have = new Set(present);
-  return Array.from({ length: total }, (_, i) => i).filter((i) => !have.has(i));
+  const missing: number[] = [];
+  for (let i = 0; i < total && missing.length < limit; i++) if (!have.has(i)) missing.push(i);
+  return missing;
 }
 
 /** The gateway may only report chunks at the key this service gave it. */
