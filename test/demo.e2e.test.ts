@@ -5,13 +5,11 @@
 // into the transcript); the others check each step on its own.
 import { vocabularyShare } from "@scribe/ai";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
+import { eventually } from "@scribe/kit/testing";
 import { SERVICES } from "@scribe/cli/services";
 import { startDevStack, type DevStack } from "@scribe/cli/commands/dev";
 import {
@@ -29,50 +27,11 @@ import {
 import { demoStandup } from "@scribe/simulators/speech/meetings";
 import { normaliseWords } from "@scribe/simulators/speech/synth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteStreams, streamEvents } from "./support/system";
+import { isolated, type Isolated } from "./support/dev-stack";
+import { streamEvents } from "./support/system";
 import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-interface Isolated {
-  db: TestDatabase;
-  prefix: string;
-  root: string;
-  env: Record<string, string>;
-  drop(): Promise<void>;
-}
-
-/** Own database, bus prefix and storage folder; ports chosen by the system. */
-async function isolated(label: string): Promise<Isolated> {
-  const db = await createTestDatabase(label);
-  const prefix = testPrefix(label);
-  const root = await mkdtemp(join(tmpdir(), `scribe-${label}-`));
-  return {
-    db,
-    prefix,
-    root,
-    env: {
-      DATABASE_URL: db.url,
-      NATS_URL: TEST_NATS_URL,
-      NATS_PREFIX: prefix,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      OPS_PORT: "0",
-      DEV_DAILY_PORT: "0",
-      DEV_WHEREBY_PORT: "0",
-      STORAGE_LOCAL_ROOT: root,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-      OUTBOX_POLL_MS: "200",
-      DATABASE_POOL_SIZE: "3",
-      MEETING_PROCESS_INTERVAL_SECONDS: "0",
-    },
-    async drop() {
-      await deleteStreams(prefix);
-      await db.drop();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A port nothing listens on (taken, then released). */
 async function unusedPort(): Promise<number> {

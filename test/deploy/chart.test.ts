@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "@scribe/cli/services";
+import { secretKeyProblem } from "@scribe/kit";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -82,6 +83,15 @@ describe.each([
     expect(byKind("NetworkPolicy").length).toBeGreaterThan(0);
   });
 
+  if (valuesFile === undefined) {
+    it("creates a SECRET_KEY the gateway accepts (generated, never a published placeholder)", () => {
+      const secret = byKind("Secret")[0] as K8sObject & { stringData: Record<string, string> };
+      expect(secretKeyProblem(secret.stringData.SECRET_KEY!)).toBeNull();
+      const again = render().find((o) => o.kind === "Secret") as K8sObject & { stringData: Record<string, string> };
+      expect(again.stringData.SECRET_KEY).not.toBe(secret.stringData.SECRET_KEY);
+    });
+  }
+
   if (valuesFile === "values-production.yaml") {
     it("production: streams with 3 replicas, autoscaling and disruption budgets, a Postgres cluster", () => {
       const config = byKind("ConfigMap")[0]!;
@@ -108,5 +118,13 @@ describe("compose stack", () => {
       expect(svc!.depends_on?.migrate?.condition).toBe("service_completed_successfully");
     }
     expect(compose.services.migrate!.command).toEqual(["migrate"]);
+  });
+
+  it("has no SECRET_KEY of its own: the operator must set one", async () => {
+    const { readFileSync } = await import("node:fs");
+    const text = readFileSync(`${ROOT}deploy/compose.yaml`, "utf8");
+    const keys = [...text.matchAll(/^\s*SECRET_KEY:\s*(.*)$/gm)].map((m) => m[1]!);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) expect(k).toMatch(/^\$\{SECRET_KEY:\?/);
   });
 });

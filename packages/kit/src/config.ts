@@ -93,7 +93,9 @@ export const SharedSettings = {
     .string()
     .min(16)
     .default("changeme-f02f86fd8b3e4fd892c6043e5a298e21")
-    .describe("signs password-mode tokens and audio links, keys the API-key hash; change it in production"),
+    .describe(
+      "signs password-mode tokens and audio links, keys the API-key hash; the gateway refuses to start with the default, another published placeholder or fewer than 32 characters (`scribe dev` makes its own)",
+    ),
   UI_BASE_URL: z.url().default("http://localhost:3000").describe("web app address, for links in webhooks, e-mails, chat and ICS room matching"),
   BASE_URL: z.url().default("http://localhost:1250").describe("public address of this API"),
   ALLOW_PRIVATE_URLS: envBool(false).describe(

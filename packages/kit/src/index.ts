@@ -1,5 +1,6 @@
 export * from "./errors";
 export * from "./config";
+export * from "./secret-key";
 export * from "./logger";
 export * from "./db";
 export * from "./migrate";

@@ -5,8 +5,6 @@ import { SharedSettings, StorageConfig, envBool, envInt } from "@scribe/kit";
 import { z } from "zod";
 import { parsePasswordHash } from "./auth/password-hash";
 
-export const REFERENCE_DEFAULT_SECRET = SharedSettings.SECRET_KEY.parse(undefined);
-
 /** Asymmetric signature algorithms only: HS* would let anyone holding the public key sign, `none` anyone at all. */
 export const IDP_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
 

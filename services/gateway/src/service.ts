@@ -1,19 +1,19 @@
 // The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
 // and talks to services over request/reply only.
 import { serve, type ServerType } from "@hono/node-server";
-import { ConfigError, defineService, openStorage } from "@scribe/kit";
+import { ConfigError, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
 import { createAuthenticator, type Authenticator } from "./auth/identity";
-import { GatewayConfig, REFERENCE_DEFAULT_SECRET, authConfigProblems } from "./config";
+import { GatewayConfig, authConfigProblems } from "./config";
 import { Realtime } from "./realtime/server";
 
 export const gatewayService = defineService({
   name: "gateway",
   config: GatewayConfig,
   async start({ bus, sql, config, log, onStop, addReadinessCheck }) {
-    const problems = authConfigProblems(config);
+    const problems = [...authConfigProblems(config), ...[secretKeyProblem(config.SECRET_KEY)].filter((p) => p !== null)];
     if (problems.length) throw new ConfigError(problems);
     let auth: Authenticator;
     try {
@@ -22,9 +22,6 @@ export const gatewayService = defineService({
       // The one setting only readable at start-up: the key file or text itself.
       if (config.AUTH_BACKEND !== "jwt" || !config.AUTH_JWT_PUBLIC_KEY) throw e;
       throw new ConfigError([`AUTH_JWT_PUBLIC_KEY: not a readable PEM public key or certificate (${(e as Error).message})`]);
-    }
-    if (config.AUTH_BACKEND !== "none" && config.SECRET_KEY === REFERENCE_DEFAULT_SECRET) {
-      log.warn("SECRET_KEY is the public default: set your own before exposing this installation");
     }
     if (config.AUTH_BACKEND === "jwt" && !config.AUTH_JWT_AUDIENCE) {
       log.warn("AUTH_JWT_AUDIENCE is not set: tokens that name an audience are refused");

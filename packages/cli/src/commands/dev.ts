@@ -1,6 +1,7 @@
 // `scribe dev [service...]`: the development stack in one process: the Daily and Whereby simulators on
 // fixed local ports, every service (like `scribe up`) pointed at them, password sign-in with a dev
 // admin, local storage. `deploy/dev-up.sh` runs it; `scribe demo` plays a meeting against it.
+import { randomBytes } from "node:crypto";
 import { StorageConfig, loadConfig, startProcess, type Env, type RunningProcess } from "@scribe/kit";
 import type { DailySimulator } from "@scribe/simulators/daily";
 import type { WherebySimulator } from "@scribe/simulators/whereby";
@@ -84,6 +85,9 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
 
   const devEnv: Record<string, string> = {
     ALLOW_PRIVATE_URLS: "true",
+    // Outside `scribe dev` a placeholder key stops the gateway; here a fresh one per start will do
+    // (sign in again after a restart).
+    SECRET_KEY: randomBytes(32).toString("hex"),
     ...storageEnv,
     AUTH_BACKEND: auth,
     ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password } : {}),
