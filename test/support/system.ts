@@ -1,6 +1,7 @@
 // Starts Scribe services in the test process against a fresh database and a unique bus prefix, in one
 // of the auth modes, so tests can act as different users.
 import { DLQ_STREAM, STREAMS } from "@scribe/contracts";
+import { createScribeClient, type ScribeClient } from "@scribe/client";
 import { connectBus, startProcess, type RunningProcess } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { servicesByName } from "@scribe/cli/services";
@@ -36,6 +37,10 @@ export interface TestSystem {
   token(name: string, email?: string): Promise<string>;
   /** fetch against the gateway as the user called `name` (or anonymously with null). */
   as(name: string | null): Client;
+  /** The typed API client as the user called `name` (or anonymously with null). */
+  client(name: string | null): ScribeClient;
+  /** The typed API client sending this API key. */
+  clientWithApiKey(key: string): ScribeClient;
   /** fetch with exactly these headers (e.g. `{ "x-api-key": key }`). */
   withHeaders(headers: Record<string, string>): Client;
   /** The local user id of `name` (jwt: created by its first token; other modes: the name itself). */
@@ -136,6 +141,8 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     idp,
     token,
     as,
+    client: (name) => createScribeClient({ baseUrl, token: name ? () => token(name) : undefined }),
+    clientWithApiKey: (key) => createScribeClient({ baseUrl, apiKey: key }),
     withHeaders: (headers) => async (path, init = {}) => request(path, init, headers),
     userId,
     async createApiKey(name, label = null) {

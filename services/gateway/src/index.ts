@@ -1,2 +1,3 @@
 export { gatewayService } from "./service";
 export { createApp } from "./app";
+export { describeApi, type OpenApiDocument } from "./openapi";

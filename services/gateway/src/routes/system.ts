@@ -5,13 +5,8 @@ import { createRequire } from "node:module";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { registry } from "@scribe/kit";
 import type { AppEnv } from "../http/context";
+import { API_INFO, openApiDocument, type OpenApiDocument } from "../openapi";
 import { json } from "./responses";
-
-export const API_INFO = {
-  title: "Scribe API",
-  version: "0.1.0",
-  description: "Meeting rooms, recordings and transcripts. Wire-compatible with the Reflector API (/v1).",
-};
 
 export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
@@ -27,7 +22,9 @@ export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "HTTPBearer", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "APIKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
-  app.doc31("/openapi.json", { openapi: "3.1.0", info: API_INFO });
+  // Built on first request, when every route is registered.
+  let document: OpenApiDocument | undefined;
+  app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app)), 200));
 
   // Swagger UI served from the installed package so the reference page works without internet.
   const uiDir = (createRequire(import.meta.url)("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
