@@ -5,8 +5,6 @@
 // into the transcript); the others check each step on its own.
 import { vocabularyShare } from "@scribe/ai";
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually } from "@scribe/kit/testing";
@@ -27,20 +25,11 @@ import {
 import { demoStandup } from "@scribe/simulators/speech/meetings";
 import { normaliseWords } from "@scribe/simulators/speech/synth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolated, type Isolated } from "./support/dev-stack";
+import { isolated, unusedPort, type Isolated } from "./support/dev-stack";
 import { streamEvents } from "./support/system";
 import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-/** A port nothing listens on (taken, then released). */
-async function unusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 let iso: Isolated;
 let stack: DevStack;

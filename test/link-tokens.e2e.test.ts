@@ -40,24 +40,27 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
       expect(await refusal(auth.verifyToken(key))).toEqual({ status: 401, detail: "Invalid authentication" });
     });
 
-    it("verifyLinkToken: a minted media token is its user for 15 minutes, in every mode", async () => {
-      const token = await auth.mintMediaToken("owner-7");
-      expect(await auth.verifyLinkToken(token)).toEqual({ userId: "owner-7", email: null, via: "bearer" });
-      const expired = await mintMediaToken(TEST_SECRET, "owner-7", { now: new Date(Date.now() - 16 * 60_000) });
-      expect(await refusal(auth.verifyLinkToken(expired))).toEqual({ status: 401, detail: "Invalid or expired token" });
-      expect(await refusal(auth.verifyLinkToken("garbage"))).toEqual({ status: 401, detail: "Invalid or expired token" });
-      const foreign = await mintMediaToken("another-secret-0123456789", "owner-7");
-      expect(await refusal(auth.verifyLinkToken(foreign))).toEqual({ status: 401, detail: "Invalid or expired token" });
+    it("verifyLinkToken: a minted media token is its user for 15 minutes, for its transcript's audio only, in every mode", async () => {
+      const token = await auth.mintMediaToken({ userId: "owner-7", transcriptId: "t-7" });
+      expect(await auth.verifyLinkToken(token, "t-7")).toEqual({ userId: "owner-7", email: null, via: "bearer" });
+      const invalid = { status: 401, detail: "Invalid or expired token" };
+      expect(await refusal(auth.verifyLinkToken(token, "t-8"))).toEqual(invalid);
+      expect(await refusal(auth.verifyLinkToken(token, null))).toEqual(invalid);
+      const expired = await mintMediaToken(TEST_SECRET, { userId: "owner-7", transcriptId: "t-7" }, { now: new Date(Date.now() - 16 * 60_000) });
+      expect(await refusal(auth.verifyLinkToken(expired, "t-7"))).toEqual(invalid);
+      expect(await refusal(auth.verifyLinkToken("garbage", "t-7"))).toEqual(invalid);
+      const foreign = await mintMediaToken("another-secret-0123456789", { userId: "owner-7", transcriptId: "t-7" });
+      expect(await refusal(auth.verifyLinkToken(foreign, "t-7"))).toEqual(invalid);
     });
 
     it("verifyLinkToken: a bearer token of the backend works on links too (reference)", async () => {
       const token = await sys.token("xavier");
-      if (mode === "none") expect(await refusal(auth.verifyLinkToken(token))).toMatchObject({ status: 401 });
-      else expect((await auth.verifyLinkToken(token)).userId).toBe(await sys.userId("xavier"));
+      if (mode === "none") expect(await refusal(auth.verifyLinkToken(token, "t-1"))).toMatchObject({ status: 401 });
+      else expect((await auth.verifyLinkToken(token, null)).userId).toBe(await sys.userId("xavier"));
     });
 
     it("a media token is no bearer token for the API", async () => {
-      const media = await auth.mintMediaToken(await sys.userId("yuri"));
+      const media = await auth.mintMediaToken({ userId: await sys.userId("yuri"), transcriptId: "t-1" });
       const res = await sys.withHeaders({ authorization: `Bearer ${media}` })("/v1/me");
       if (mode === "none") expect(await res.json()).toBeNull();
       else expect(res.status).toBe(401);

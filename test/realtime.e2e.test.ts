@@ -14,7 +14,7 @@ let sys: TestSystem;
 let tw: TranscriptWriter;
 
 beforeAll(async () => {
-  sys = await startSystem({ label: "realtime", services: ["projection", "gateway"] });
+  sys = await startSystem({ label: "realtime", services: ["projection", "gateway"], env: { METRICS_ON_API_PORT: "true" } });
   tw = await TranscriptWriter.connect(sys.prefix);
 });
 afterAll(async () => {

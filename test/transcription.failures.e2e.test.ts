@@ -44,6 +44,34 @@ const errorOf = async (id: string) => (await sql<{ error: string | null; current
 const transcriptOfRecording = (recordingId: string) =>
   eventually(async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${recordingId}`)[0]?.id, { message: `transcript of ${recordingId}` });
 
+/** A platform recording of one speaker whose only track is corrupt; answers its transcript and track. */
+async function corruptTrackRecording(speaker: string): Promise<{ id: string; key: string; tracks: ReturnType<typeof openStorage> }> {
+  const bucket = storage.DAILYCO_STORAGE_AWS_BUCKET_NAME;
+  const key = `corrupt-${randomUUID()}/track-${speaker.toLowerCase()}.webm`;
+  const tracks = openStorage(storage, bucket);
+  await tracks.put(key, Buffer.from("garbage that no demuxer accepts".repeat(100)));
+  const participant = `p-${speaker.toLowerCase()}`;
+  const rec: RecordingReady = {
+    recording_id: `rec-${randomUUID()}`,
+    kind: "multitrack",
+    source: "platform",
+    bucket,
+    tracks: [{ key, start_offset_seconds: 0, participant_id: participant, participant_name: speaker, user_id: null, size: null }],
+    file: null,
+    transcript_id: null,
+    meeting_id: randomUUID(),
+    room_id: randomUUID(),
+    room_name: "broken",
+    owner_user_id: "alice",
+    platform: "daily",
+    recorded_at: new Date().toISOString(),
+    duration_seconds: 5,
+    participants: [{ participant_id: participant, name: speaker, user_id: null }],
+  };
+  await publish(sys.prefix, "recording.ready", rec);
+  return { id: await transcriptOfRecording(rec.recording_id), key, tracks };
+}
+
 /** `seconds` of digital silence as MP3: it has an audio stream, so the upload is accepted. */
 function silentMp3(seconds: number): Buffer {
   return execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", String(seconds), "-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3", "pipe:1"]);
@@ -93,32 +121,28 @@ describe("audio that cannot be transcribed", () => {
     2 * PROCESSING_MS + 30_000,
   );
 
+  it("shows run and step errors to the owner only", async () => {
+    const { id } = await corruptTrackRecording("Bea");
+    expect((await untilSettled(alice, id, PROCESSING_MS)).status).toBe("error");
+    await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ share_mode: "public" }) }));
+
+    const mine = (await ok(await alice(`/v1/transcripts/${id}/runs`))).runs[0];
+    expect(mine.error).toMatch(/input is corrupt/);
+    expect(mine.steps.some((s: { last_error: string | null }) => s.last_error !== null)).toBe(true);
+    const bob = sys.as("bob");
+    const theirs = await eventually(async () => {
+      const res = await bob(`/v1/transcripts/${id}/runs`);
+      return res.status === 200 ? (await res.json()).runs[0] : null;
+    });
+    expect(theirs.status).toBe("failed");
+    expect(theirs.error).toBeNull();
+    expect(theirs.steps.map((s: { last_error: string | null }) => s.last_error).filter((e: string | null) => e !== null)).toEqual([]);
+  }, PROCESSING_MS + 30_000);
+
   it(
     "ends a platform recording with a corrupt track in error with the reason; process after the track is fixed ends it",
     async () => {
-      const bucket = storage.DAILYCO_STORAGE_AWS_BUCKET_NAME;
-      const key = `corrupt-${randomUUID()}/track-ann.webm`;
-      const tracks = openStorage(storage, bucket);
-      await tracks.put(key, Buffer.from("garbage that no demuxer accepts".repeat(100)));
-      const rec: RecordingReady = {
-        recording_id: `rec-${randomUUID()}`,
-        kind: "multitrack",
-        source: "platform",
-        bucket,
-        tracks: [{ key, start_offset_seconds: 0, participant_id: "p-ann", participant_name: "Ann", user_id: null, size: null }],
-        file: null,
-        transcript_id: null,
-        meeting_id: randomUUID(),
-        room_id: randomUUID(),
-        room_name: "broken",
-        owner_user_id: "alice",
-        platform: "daily",
-        recorded_at: new Date().toISOString(),
-        duration_seconds: 5,
-        participants: [{ participant_id: "p-ann", name: "Ann", user_id: null }],
-      };
-      await publish(sys.prefix, "recording.ready", rec);
-      const id = await transcriptOfRecording(rec.recording_id);
+      const { id, key, tracks } = await corruptTrackRecording("Ann");
       const failed = await untilSettled(alice, id, PROCESSING_MS);
       expect(failed.status).toBe("error");
       const first = await errorOf(id);

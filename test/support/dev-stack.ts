@@ -1,6 +1,8 @@
-// An isolated environment for `scribe dev` in a test: its own database, bus prefix and storage
-// folder; ports chosen by the system.
+// An isolated environment for a Scribe process in a test: its own database, bus prefix and storage
+// folder; ports chosen by the system (or a free one).
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
@@ -43,4 +45,13 @@ export async function isolated(label: string): Promise<Isolated> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A port nothing listens on (taken, then released). */
+export async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

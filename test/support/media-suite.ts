@@ -11,6 +11,7 @@ import { recordingsCommand } from "@scribe/cli/commands/recordings";
 import { StorageConfig, connectBus, loadConfig, openStorage, readSmallObject, rpcCall, type Bus, type ObjectStorage } from "@scribe/kit";
 import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
 import { startTestS3, type TestS3 } from "@scribe/kit/testing-s3";
+import type { Authenticator } from "@scribe/gateway/auth/identity";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -211,6 +212,18 @@ export function mediaSuite(driver: "local" | "s3"): void {
       }
       // A header identity wins over the token.
       expect((await bob(url(await sys.token("alice")))).status).toBe(403);
+    });
+
+    it("opens one transcript's audio with a media token, and nothing else", async () => {
+      const auth = sys.process.services.find((s) => s.name === "gateway")!.exports.auth as Authenticator;
+      const token = await auth.mintMediaToken({ userId: "alice", transcriptId: privateT.id });
+      const ok = await anon(`${mp3(privateT)}?token=${token}`);
+      expect(ok.status).toBe(200);
+      expect(Buffer.compare(await bytesOf(ok), AUDIO)).toBe(0);
+      const other = await putTranscript({ user_id: "alice" });
+      await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(other.id), AUDIO);
+      expect((await anon(`${mp3(other)}?token=${token}`)).status).toBe(401);
+      expect((await anon(`/v1/transcripts/${privateT.id}/video/file?token=${token}`)).status).toBe(401);
     });
 
     it("answers 404 when no audio is stored, and for soft-deleted transcripts", async () => {

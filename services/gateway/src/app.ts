@@ -39,7 +39,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   app.onError((err, c) => errorResponse(err, c, c.get("log") ?? deps.log));
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
 
-  systemRoutes(app);
+  systemRoutes(app, { metricsOnApiPort: deps.config.METRICS_ON_API_PORT });
   authRoutes(app, deps);
   userRoutes(app);
   roomRoutes(app);

@@ -75,6 +75,9 @@ export const GatewayConfig = z.object({
     .refine((v) => csv(v).every(isAddressOrCidr), { message: "comma-separated IP addresses or CIDR blocks" })
     .describe("proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client address; empty trusts none"),
   MEDIA_TOKEN_TTL_SECONDS: SharedSettings.MEDIA_TOKEN_TTL_SECONDS,
+  METRICS_ON_API_PORT: envBool(false).describe(
+    "also serve /metrics on the public API port (it is always on OPS_PORT); off keeps internal counters off the public address",
+  ),
   HTTP_REQUEST_TIMEOUT_MS: envInt(300_000, 1000).describe(
     "longest time a client may take to send one whole request, headers and body (an upload chunk on a slow line); the connection is cut past it",
   ),

@@ -57,23 +57,32 @@ describe("password-mode tokens", () => {
   });
 
   it("refuse a media token, so a leaked audio link is no session for the whole API", async () => {
-    const media = await mintMediaToken(SECRET, "u1", { now });
+    const media = await mintMediaToken(SECRET, { userId: "u1", transcriptId: "t1" }, { now });
     expect(await verifyPasswordToken(SECRET, media, later(1))).toBeNull();
   });
 });
 
 describe("media tokens", () => {
+  const scope = { userId: "owner-1", transcriptId: "t-1" };
   it("carry the user id for 15 minutes by default", async () => {
-    const token = await mintMediaToken(SECRET, "owner-1", { now });
-    expect(await verifyMediaToken(SECRET, token, later(899))).toBe("owner-1");
-    expect(await verifyMediaToken(SECRET, token, later(901))).toBeNull();
+    const token = await mintMediaToken(SECRET, scope, { now });
+    expect(await verifyMediaToken(SECRET, token, "t-1", later(899))).toBe("owner-1");
+    expect(await verifyMediaToken(SECRET, token, "t-1", later(901))).toBeNull();
+  });
+
+  it("open the audio of their own transcript only", async () => {
+    const token = await mintMediaToken(SECRET, scope, { now });
+    expect(await verifyMediaToken(SECRET, token, "t-2", now)).toBeNull();
+    // A user-wide token of the old shape (no transcript) opens nothing.
+    const userWide = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("owner-1").setAudience("scribe:media").setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
+    expect(await verifyMediaToken(SECRET, userWide, "t-1", new Date())).toBeNull();
   });
 
   it("refuse other secrets and login tokens", async () => {
-    const token = await mintMediaToken(SECRET, "owner-1", { now, ttlSeconds: 60 });
-    expect(await verifyMediaToken("another-secret-0123456789", token, now)).toBeNull();
+    const token = await mintMediaToken(SECRET, scope, { now, ttlSeconds: 60 });
+    expect(await verifyMediaToken("another-secret-0123456789", token, "t-1", now)).toBeNull();
     const login = await signPasswordToken(SECRET, { sub: "u1", email: null }, { now, ttlSeconds: 60 });
-    expect(await verifyMediaToken(SECRET, login, now)).toBeNull();
+    expect(await verifyMediaToken(SECRET, login, "t-1", now)).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
 // The processing runs of a transcript as the API shows them (GET /v1/transcripts/{id}/runs): what
-// an operator or the owner needs to see why processing stalls or failed, without the ops CLI.
+// the owner needs to see why processing stalls or failed, without the ops CLI (others see the
+// statuses, not the error texts).
 import { transcriptionOps, type TranscriptRuns } from "@scribe/contracts";
 import type { RpcServer, Sql } from "@scribe/kit";
 import { getRun, listRuns, type RunDetail } from "@scribe/workflow";
@@ -14,16 +15,18 @@ export function registerRunQueries(rpc: RpcServer, sql: Sql): void {
     assertRead(a?.state ?? null, caller);
     const summaries = await listRuns(sql, { subject: id, limit: RUNS_SHOWN });
     const details = await Promise.all(summaries.map((r) => getRun(sql, r.id)));
-    return { runs: details.flatMap((d) => (d ? [runView(d)] : [])) };
+    // Step errors carry scratch paths and ffmpeg's stderr: for the owner, not for every reader.
+    const owner = caller.userId !== null && caller.userId === a?.state.user_id;
+    return { runs: details.flatMap((d) => (d ? [runView(d, owner)] : [])) };
   });
 }
 
-function runView(r: RunDetail): TranscriptRuns["runs"][number] {
+function runView(r: RunDetail, showErrors: boolean): TranscriptRuns["runs"][number] {
   return {
     id: r.id,
     workflow: r.workflow,
     status: r.status,
-    error: r.error,
+    error: showErrors ? r.error : null,
     error_step: r.errorStep,
     created_at: r.createdAt,
     finished_at: r.finishedAt,
@@ -37,7 +40,7 @@ function runView(r: RunDetail): TranscriptRuns["runs"][number] {
         status: s.status,
         attempts: s.attempts,
         max_attempts: s.maxAttempts,
-        last_error: s.lastError,
+        last_error: showErrors ? s.lastError : null,
         started_at: s.startedAt,
         finished_at: s.finishedAt,
         duration_ms: s.durationMs,

@@ -1,7 +1,7 @@
 // Resolves who is calling from the request's credentials. Only authentication happens here:
 // services receive the caller and decide what it may see or change.
 import { ANONYMOUS, type Caller } from "@scribe/contracts";
-import { Unauthorized, Unavailable, isAppError, type Logger, type Sql } from "@scribe/kit";
+import { Unauthorized, Unavailable, isAppError, type Logger, type MediaTokenScope, type Sql } from "@scribe/kit";
 import type { GatewayConfig } from "../config";
 import { apiKeyOwner, upsertProviderUser } from "../store";
 import { MAX_API_KEY_LENGTH, hashApiKey } from "./api-keys";
@@ -34,12 +34,13 @@ export interface Authenticator {
   verifyToken(token: string): Promise<Caller>;
   /**
    * `?token=` of an audio link (behaviour §6.10 step 2): a bearer token of this backend, else an
-   * internal media token; otherwise 401 "Invalid or expired token" (the route adds
-   * `WWW-Authenticate: Bearer`).
+   * internal media token for the audio of transcript `audioOf` (null: the link is not an audio
+   * link, media tokens open nothing there); otherwise 401 "Invalid or expired token" (the route
+   * adds `WWW-Authenticate: Bearer`).
    */
-  verifyLinkToken(token: string): Promise<Caller>;
-  /** A media token for `userId`'s audio links (MEDIA_TOKEN_TTL_SECONDS, 15 minutes by default). */
-  mintMediaToken(userId: string): Promise<string>;
+  verifyLinkToken(token: string, audioOf: string | null): Promise<Caller>;
+  /** A media token for one transcript's audio link (MEDIA_TOKEN_TTL_SECONDS, 15 minutes by default). */
+  mintMediaToken(scope: MediaTokenScope): Promise<string>;
 }
 
 export interface AuthenticatorDeps {
@@ -130,17 +131,17 @@ export function createAuthenticator({ config, sql, log, now = () => new Date() }
       if (byToken && byKey && byToken.userId !== byKey.userId) throw Unauthorized(`${INVALID}: more than one user provided`);
       return byToken ?? byKey ?? ANONYMOUS;
     },
-    async verifyLinkToken(token) {
+    async verifyLinkToken(token, audioOf) {
       // Not a bearer token of this backend: maybe a media token. A provider outage stays a 503.
       const asBearer = await verifyToken(token).catch((e: unknown) => {
         if (isAppError(e) && e.kind === "Unauthorized") return null;
         throw e;
       });
       if (asBearer && asBearer.userId !== null) return asBearer;
-      const userId = await verifyMediaToken(secret, token, now());
+      const userId = audioOf === null ? null : await verifyMediaToken(secret, token, audioOf, now());
       if (userId === null) throw Unauthorized("Invalid or expired token");
       return { userId, email: null, via: "bearer" };
     },
-    mintMediaToken: (userId) => mintMediaToken(secret, userId, { now: now(), ttlSeconds: config.MEDIA_TOKEN_TTL_SECONDS }),
+    mintMediaToken: (scope) => mintMediaToken(secret, scope, { now: now(), ttlSeconds: config.MEDIA_TOKEN_TTL_SECONDS }),
   };
 }

@@ -8,17 +8,22 @@ import type { AppEnv } from "../http/context";
 
 /**
  * An identity from the headers wins (the token is then ignored); otherwise a `token` query
- * parameter must verify: 401 "Invalid or expired token" with `WWW-Authenticate: Bearer`.
+ * parameter must verify: 401 "Invalid or expired token" with `WWW-Authenticate: Bearer`. Internal
+ * media tokens open the audio of the one transcript they were minted for (`audio`); on other media
+ * routes only the backend's own bearer tokens do.
  */
-export const mediaTokenIdentity: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = c.req.query("token");
-  if (c.get("caller").userId === null && token) {
-    try {
-      c.set("caller", await c.get("deps").auth.verifyLinkToken(token));
-    } catch (e) {
-      if (!isAppError(e) || e.kind !== "Unauthorized") throw e;
-      return c.json({ detail: "Invalid or expired token" }, 401, { "WWW-Authenticate": "Bearer" });
+export const linkTokenIdentity =
+  (opens: "audio" | "other"): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const token = c.req.query("token");
+    if (c.get("caller").userId === null && token) {
+      const audioOf = opens === "audio" ? (c.req.param("transcript_id") ?? null) : null;
+      try {
+        c.set("caller", await c.get("deps").auth.verifyLinkToken(token, audioOf));
+      } catch (e) {
+        if (!isAppError(e) || e.kind !== "Unauthorized") throw e;
+        return c.json({ detail: "Invalid or expired token" }, 401, { "WWW-Authenticate": "Bearer" });
+      }
     }
-  }
-  await next();
-};
+    await next();
+  };

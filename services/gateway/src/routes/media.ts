@@ -7,7 +7,7 @@ import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi
 import { AudioWaveform, VideoUrlResponse, recordingsOps, type ObjectLocation, type TopicRecord } from "@scribe/contracts";
 import { NotFound, isAppError, readSmallObject } from "@scribe/kit";
 import archiver from "archiver";
-import { mediaTokenIdentity } from "../auth/media-token";
+import { linkTokenIdentity } from "../auth/media-token";
 import { call, requireUser, type AppContext, type AppEnv } from "../http/context";
 import { parseRange } from "../http/range";
 import { json, validationError } from "./responses";
@@ -101,7 +101,7 @@ export function mediaRoutes(app: OpenAPIHono<AppEnv>): void {
   };
   // Hono answers HEAD with the GET handler (body dropped); the handler opens no stream for HEAD.
   app.openapi(
-    createRoute({ ...mp3, method: "get", operationId: "v1_transcript_get_audio_mp3", middleware: [mediaTokenIdentity] as const }),
+    createRoute({ ...mp3, method: "get", operationId: "v1_transcript_get_audio_mp3", middleware: [linkTokenIdentity("audio")] as const }),
     async (c) => {
       const { transcript_id } = c.req.valid("param");
       const location = await call(c, recordingsOps.audio, { transcript_id });
@@ -149,7 +149,7 @@ export function mediaRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/transcripts/{transcript_id}/video/file",
       operationId: "v1_transcript_get_video_file",
       tags,
-      middleware: [mediaTokenIdentity, requireUser] as const,
+      middleware: [linkTokenIdentity("other"), requireUser] as const,
       request: { params: TranscriptParam, query: TokenQuery },
       responses: { 200: binary("video/mp4", "The composed video (206 for a byte range)"), ...validationError },
     }),

@@ -1,4 +1,4 @@
-// Root routes: health, Prometheus metrics, the OpenAPI document and an offline API reference page.
+// Root routes: health, Prometheus metrics (opt-in), the OpenAPI document and an offline API reference page.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -8,7 +8,8 @@ import type { AppEnv } from "../http/context";
 import { API_INFO, openApiDocument, type OpenApiDocument } from "../openapi";
 import { json } from "./responses";
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
+/** `metricsOnApiPort`: also serve /metrics here (it is always on the ops port, OPS_PORT). */
+export function systemRoutes(app: OpenAPIHono<AppEnv>, opts: { metricsOnApiPort: boolean }): void {
   app.openapi(
     createRoute({
       method: "get",
@@ -18,7 +19,9 @@ export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     (c) => c.json({ status: "healthy" }, 200),
   );
-  app.get("/metrics", async (c) => c.body(await registry.metrics(), 200, { "content-type": registry.contentType }));
+  if (opts.metricsOnApiPort) {
+    app.get("/metrics", async (c) => c.body(await registry.metrics(), 200, { "content-type": registry.contentType }));
+  }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "HTTPBearer", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "APIKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
