@@ -11,7 +11,7 @@ import type { RecordingReady } from "@scribe/contracts";
 import { connectDb, openStorage, StorageConfig, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { multipart, publish, speechMp3 } from "./support/media";
+import { publish, speechMp3, uploadWhole } from "./support/media";
 import { untilSettled } from "./support/recorded-meeting";
 import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
 
@@ -77,14 +77,7 @@ function silentMp3(seconds: number): Buffer {
   return execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", String(seconds), "-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3", "pipe:1"]);
 }
 
-async function upload(id: string, bytes: Buffer, filename: string): Promise<JsonResponse> {
-  const { body, contentType } = multipart("chunk", filename, bytes, "audio/mpeg");
-  // The recordings service learns of the transcript from its event: retry until it knows it.
-  return eventually(async () => {
-    const res = await alice(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
-    return res.status === 404 ? null : res;
-  });
-}
+const upload = (id: string, bytes: Buffer, filename: string) => uploadWhole(alice, id, bytes, filename);
 
 describe("audio that cannot be transcribed", () => {
   it("refuses a corrupt upload with a 400 naming the problem; the transcript stays idle", async () => {

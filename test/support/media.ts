@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { newTranscript } from "./transcripts";
 import { makeEvent, type EventInput, type EventType, type TranscriptState } from "@scribe/contracts";
 import { connectBus, durableName } from "@scribe/kit";
-import { TEST_NATS_URL } from "@scribe/kit/testing";
+import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import type { Client, JsonResponse } from "./system";
 import yauzl from "yauzl";
 
 const CACHE = join(tmpdir(), "scribe-test-fixtures");
@@ -89,4 +90,16 @@ export function multipart(field: string, filename: string, bytes: Buffer, type =
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * Upload `bytes` as one chunk. The recordings service learns of a new transcript from its event,
+ * so a 404 is retried until it knows it; any other answer is returned.
+ */
+export function uploadWhole(client: Client, transcriptId: string, bytes: Buffer, filename: string, type = "audio/mpeg"): Promise<JsonResponse> {
+  const { body, contentType } = multipart("chunk", filename, bytes, type);
+  return eventually(async () => {
+    const res = await client(`/v1/transcripts/${transcriptId}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
+    return res.status === 404 ? null : res;
+  });
 }

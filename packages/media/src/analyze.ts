@@ -109,7 +109,7 @@ export async function analyzeAudio(input: string, opts: AnalyzeOptions = {}): Pr
   let carry: Buffer | null = null;
   await runTool({
     tool: "ffmpeg",
-    args: [...inputArgs(input), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", String(ANALYSIS_SAMPLE_RATE), "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"],
+    args: [...inputArgs(input, opts.inputFormat), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", String(ANALYSIS_SAMPLE_RATE), "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"],
     input,
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,

@@ -8,6 +8,8 @@ export type MediaErrorCode =
   | "corrupt"
   /** The input is a readable media file without an audio stream. */
   | "no_audio"
+  /** A container that is not on the allow-list of self-contained formats (playlists, lists, images). */
+  | "unsupported_format"
   /** The input decodes but holds no samples, or only silence. */
   | "silent"
   /** The caller asked for something impossible (bad offset, no inputs). */
@@ -20,7 +22,7 @@ export type MediaErrorCode =
   | "failed";
 
 /** Codes that will fail the same way on every attempt: retrying them only delays the error state. */
-const PERMANENT: ReadonlySet<MediaErrorCode> = new Set(["not_found", "corrupt", "no_audio", "silent", "invalid_argument"]);
+const PERMANENT: ReadonlySet<MediaErrorCode> = new Set(["not_found", "corrupt", "unsupported_format", "no_audio", "silent", "invalid_argument"]);
 
 export class MediaError extends Error {
   /**
@@ -57,6 +59,8 @@ const CORRUPT_PATTERNS = [
   /Format .* detected only with low score/i,
   /does not contain any stream/i,
 ];
+/** The input's format was refused by `-format_whitelist` (see SELF_CONTAINED_FORMATS). */
+const UNSUPPORTED_PATTERNS = [/Format not on whitelist/i, /not on whitelist/i];
 const NOT_FOUND_PATTERNS = [/No such file or directory/i, /Server returned 40[34]/i, /HTTP error 40[34]/i];
 const NO_AUDIO_PATTERNS = [/matches no streams/i, /Output file #\d+ does not contain any stream/i, /Stream map .* matches no streams/i];
 
@@ -64,7 +68,9 @@ const NO_AUDIO_PATTERNS = [/matches no streams/i, /Output file #\d+ does not con
 export function classifyFailure(tool: string, input: string, exitCode: number | null, stderr: string): MediaError {
   const lastLines = stderr.trim().split("\n").slice(-3).join(" | ");
   const detail = lastLines || `exit code ${exitCode}`;
-  const code: MediaErrorCode = NOT_FOUND_PATTERNS.some((p) => p.test(stderr))
+  const code: MediaErrorCode = UNSUPPORTED_PATTERNS.some((p) => p.test(stderr))
+    ? "unsupported_format"
+    : NOT_FOUND_PATTERNS.some((p) => p.test(stderr))
     ? "not_found"
     : NO_AUDIO_PATTERNS.some((p) => p.test(stderr))
       ? "no_audio"
@@ -72,11 +78,12 @@ export function classifyFailure(tool: string, input: string, exitCode: number | 
         ? "corrupt"
         : "failed";
   const what = {
+    unsupported_format: "unsupported media format (only self-contained audio/video files are accepted, no playlists or file lists)",
     not_found: "input not found",
     no_audio: "input has no audio stream",
     corrupt: "input is corrupt or not a supported audio/video file",
     failed: `${tool} failed`,
-  }[code as "not_found" | "no_audio" | "corrupt" | "failed"];
+  }[code as "unsupported_format" | "not_found" | "no_audio" | "corrupt" | "failed"];
   return new MediaError(code, `${what}: ${describeInput(input)}: ${detail}`, { stderr });
 }
 

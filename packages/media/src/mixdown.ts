@@ -6,8 +6,10 @@ import { alignFilter, encoderArgs, writeOutput, type AudioFormat, type OutputInf
 import { inputArgs, type ProgressOptions } from "./tool";
 
 export interface MixInput {
-  /** Path or URL of the track. */
+  /** Local path of the track. */
   input: string;
+  /** Its demuxer as probed (`ProbeResult.demuxer`). */
+  format?: string;
   /** Seconds of silence before this track in the mix (its start offset; 0 for already padded tracks). */
   offsetSeconds: number;
 }
@@ -34,7 +36,7 @@ export async function mixdown(inputs: MixInput[], output: string, opts: MixdownO
   if (inputs.length === 0) throw new MediaError("invalid_argument", "mixdown needs at least one track");
   const first = inputs[0]!;
   const explicitRate = "sampleRate" in opts.format ? opts.format.sampleRate : undefined;
-  const sampleRate = explicitRate ?? (await probe(first.input, { signal: opts.signal, timeoutMs: opts.timeoutMs })).audio?.sampleRate ?? 48_000;
+  const sampleRate = explicitRate ?? (await probe(first.input, { signal: opts.signal, timeoutMs: opts.timeoutMs, ...(first.format ? { inputFormat: first.format } : {}) })).audio?.sampleRate ?? 48_000;
   const channels = opts.format.channels ?? 1;
   const filter = mixdownFilter(
     inputs.map((i) => i.offsetSeconds),
@@ -44,7 +46,7 @@ export async function mixdown(inputs: MixInput[], output: string, opts: MixdownO
   const format = { ...opts.format, channels } as AudioFormat;
   return writeOutput(
     output,
-    (tmp) => [...inputs.flatMap((i) => inputArgs(i.input)), "-filter_complex", filter, "-map", "[mix]", ...encoderArgs(format), tmp],
+    (tmp) => [...inputs.flatMap((i) => inputArgs(i.input, i.format)), "-filter_complex", filter, "-map", "[mix]", ...encoderArgs(format), tmp],
     inputs.map((i) => i.input).join(", "),
     opts,
   );

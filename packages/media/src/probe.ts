@@ -2,7 +2,7 @@
 // multitrack pipeline reads it, and the audio duration in milliseconds (never NaN or negative).
 import { z } from "zod";
 import { MediaError, describeInput } from "./errors";
-import { runTool, type MediaOptions } from "./tool";
+import { inputGuardArgs, runTool, SELF_CONTAINED_FORMATS, type MediaOptions } from "./tool";
 
 export interface StreamInfo {
   index: number;
@@ -19,6 +19,8 @@ export interface StreamInfo {
 export interface ProbeResult {
   /** Demuxer name, e.g. `matroska,webm`, `mp3`, `wav`. */
   format: string;
+  /** The demuxer to name with `-f` in later runs (`inputFormat`), one of SELF_CONTAINED_FORMATS. */
+  demuxer: string;
   /** Container duration in seconds; for WebM this is the end timestamp, so it includes any start offset. */
   duration: number | null;
   /** Container start time in seconds. */
@@ -70,7 +72,7 @@ const FfprobeOutput = z.object({
 export async function probe(input: string, opts: MediaOptions = {}): Promise<ProbeResult> {
   const { stdout } = await runTool({
     tool: "ffprobe",
-    args: ["-print_format", "json", "-show_format", "-show_streams", ...urlArgs(input), input],
+    args: ["-print_format", "json", "-show_format", "-show_streams", ...inputGuardArgs(opts.inputFormat), input],
     input,
     ...opts,
   });
@@ -94,8 +96,14 @@ export async function probe(input: string, opts: MediaOptions = {}): Promise<Pro
     duration: s.duration,
   }));
   const audio = infos.find((s) => s.type === "audio") ?? null;
+  // ffprobe names a demuxer by all its aliases ("mov,mp4,m4a,3gp,3g2,mj2"); `-f` takes the first.
+  const demuxer = format.format_name.split(",")[0]!;
+  if (!(SELF_CONTAINED_FORMATS as readonly string[]).includes(demuxer)) {
+    throw new MediaError("unsupported_format", `unsupported media format ${format.format_name}: ${describeInput(input)}`);
+  }
   return {
     format: format.format_name,
+    demuxer,
     duration: nonNegative(format.duration),
     startTime: format.start_time,
     sizeBytes: format.size,
@@ -105,11 +113,6 @@ export async function probe(input: string, opts: MediaOptions = {}): Promise<Pro
     hasVideo: infos.some((s) => s.type === "video"),
     audio,
   };
-}
-
-/** ffprobe takes the input as its last argument (no -i); URL inputs still get a read timeout. */
-function urlArgs(input: string): string[] {
-  return /^https?:\/\//i.test(input) ? ["-rw_timeout", String(30_000_000)] : [];
 }
 
 function nonNegative(v: number | null): number | null {
@@ -153,7 +156,7 @@ export async function trackStartOffset(input: string, opts: MediaOptions = {}): 
   if (quick.source !== "none") return quick;
   const { stdout } = await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=dts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", ...urlArgs(input), input],
+    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=dts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), input],
     input,
     ...opts,
   });
@@ -177,7 +180,7 @@ export async function audioDurationMs(input: string, opts: MediaOptions = {}): P
   };
   await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=duration_time", "-of", "csv=p=0", ...urlArgs(input), input],
+    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=duration_time", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), input],
     input,
     ...opts,
     onStdout: (chunk) => {

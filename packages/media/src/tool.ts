@@ -6,6 +6,8 @@ import type { Readable } from "node:stream";
 import { MediaError, classifyFailure, describeInput } from "./errors";
 
 export interface MediaOptions {
+  /** The input's demuxer as `probe` reported it (`ProbeResult.demuxer`): read with exactly that one. */
+  inputFormat?: string;
   /** Kills the process; the call rejects with MediaError("aborted"). */
   signal?: AbortSignal;
   /** Kills the process after this long; the call rejects with MediaError("timeout"). */
@@ -46,9 +48,29 @@ export interface ToolCall extends ProgressOptions {
   progress?: boolean;
 }
 
-/** Network inputs (presigned URLs) get a read timeout so a stalled server fails the call instead of hanging it. */
-export function inputArgs(input: string): string[] {
-  return /^https?:\/\//i.test(input) ? ["-rw_timeout", String(30_000_000), "-i", input] : ["-i", input];
+/**
+ * Demuxers of self-contained audio/video containers: the only ones ffmpeg may pick for an input.
+ * Media is untrusted (issue 15.1): playlists and lists (hls, concat, ffconcat, image2, tee,
+ * webm_dash_manifest, …) make ffmpeg open further files or URLs named inside them, so a user could
+ * read another user's stored audio. `mov` covers mp4/m4a/3gp (external data references stay off,
+ * ffmpeg's default), `matroska` covers webm.
+ */
+export const SELF_CONTAINED_FORMATS = ["matroska", "mov", "ogg", "wav", "mp3", "flac", "aac"] as const;
+
+/**
+ * Input options for every ffmpeg/ffprobe run: local files only (no network or other protocols),
+ * demuxers from the allow-list only, and the probed demuxer (`format`) named explicitly once known.
+ */
+export function inputGuardArgs(format?: string): string[] {
+  if (format !== undefined && !(SELF_CONTAINED_FORMATS as readonly string[]).includes(format)) {
+    throw new MediaError("unsupported_format", `unsupported media format ${format} (accepted: ${SELF_CONTAINED_FORMATS.join(", ")})`);
+  }
+  return ["-protocol_whitelist", "file", "-format_whitelist", SELF_CONTAINED_FORMATS.join(","), ...(format ? ["-f", format] : [])];
+}
+
+/** ffmpeg's input arguments for a local file (`format`: the demuxer `probe` found). */
+export function inputArgs(input: string, format?: string): string[] {
+  return [...inputGuardArgs(format), "-i", input];
 }
 
 export function runTool(call: ToolCall): Promise<ToolRun> {

@@ -69,7 +69,7 @@ export interface TranscodeOptions extends ProgressOptions {
 /** Decode the first audio stream of `input` and write it to `output` in `format`. */
 export async function transcode(input: string, output: string, opts: TranscodeOptions): Promise<OutputInfo> {
   const filter = alignFilter(opts.offsetSeconds ?? 0);
-  return writeOutput(output, (tmp) => [...inputArgs(input), "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", filter, ...encoderArgs(opts.format), tmp], input, opts);
+  return writeOutput(output, (tmp) => [...inputArgs(input, opts.inputFormat), "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", filter, ...encoderArgs(opts.format), tmp], input, opts);
 }
 
 /** 16 kHz mono PCM WAV for speech-to-text, optionally shifted by a start offset. */

@@ -13,6 +13,8 @@ import { chunksOf, deleteChunks, hasStoredUpload, insertRecording, transcriptByI
 
 const tooLarge = (limit: number) => new AppError("Conflict", `File too large: uploads are limited to ${limit} bytes`, { status: 413 });
 const IN_PROGRESS = "There is already an upload in progress";
+const UNSUPPORTED_FORMAT =
+  "Unsupported file format: upload a self-contained audio or video file (WebM, Matroska, MP4, M4A, MOV, Ogg, WAV, MP3, FLAC or AAC), not a playlist or file list";
 
 export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, config: RecordingsConfig): void {
   const bucket = config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME;
@@ -68,14 +70,14 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       const target = transcriptKeys.upload(transcript_id, extensionOfKey(key));
       const started = Date.now();
       const { size: fileSize } = await concatObjects(storage, chunks.map((c) => c.key), target);
-      const probe = await probeObject(config.FFPROBE_PATH, storage, target);
-      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: chunks.length, ms: Date.now() - started, audio: probe.hasAudio }, "upload assembled");
+      const probe = await probeObject(storage, target);
+      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: chunks.length, ms: Date.now() - started, probe: probe.kind }, "upload assembled");
       // Chunks go either way: a refused file is not kept, an accepted one lives on as one object.
       const leftovers = (await chunksOf(tx, transcript_id)).map((c) => ({ bucket: c.bucket, key: c.key }));
-      if (!probe.hasAudio) {
+      if (probe.kind !== "audio") {
         await deleteObjects(open, [{ bucket, key: target }, ...leftovers]);
         await deleteChunks(tx, transcript_id);
-        return { ok: false as const };
+        return { ok: false as const, refusal: probe.kind === "unsupported" ? UNSUPPORTED_FORMAT : "File has no audio stream" };
       }
 
       const recordingId = randomUUID();
@@ -86,7 +88,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       await deleteChunks(tx, transcript_id);
       return { ok: true as const, recordingId };
     });
-    if (!outcome.ok) throw BadRequest("File has no audio stream");
+    if (!outcome.ok) throw BadRequest(outcome.refusal);
     return { status: "done" as const, recording_id: outcome.recordingId };
   });
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Word } from "@scribe/ai";
 import { transcriptKeys } from "@scribe/contracts";
 import { isAppError } from "@scribe/kit";
-import { analyzeAudio, assertAudible, audioDurationMs, downloadObject, encodeMp3, MediaError, mixdown, trackStartOffset, uploadFile } from "@scribe/media";
+import { analyzeAudio, assertAudible, audioDurationMs, downloadObject, encodeMp3, MediaError, mixdown, probe, trackStartOffset, uploadFile } from "@scribe/media";
 import type { PipelineDeps } from "../deps";
 import type { Track } from "../input";
 import type { PipelineInput } from "../port";
@@ -97,11 +97,15 @@ export async function extractAudio(deps: PipelineDeps, input: PipelineInput, io:
   if (!file) throw new MediaError("invalid_argument", `run of kind file has no file (transcript ${input.transcript_id})`);
   return withWorkspace(deps.workDir, `${input.transcript_id}-extract`, async (dir) => {
     const source = await fetchTo(deps, input.bucket, file.key, dir, "upload", io);
-    await assertAudible(source, { signal: io.signal });
+    // The upload is untrusted: only a self-contained container passes, and every later run reads
+    // it with exactly the demuxer found here (a playlist fails now as unsupported_format).
+    const { demuxer } = await probe(source, { signal: io.signal });
+    const read = { signal: io.signal, inputFormat: demuxer };
+    await assertAudible(source, read);
     io.heartbeat();
     const out = join(dir, "audio.mp3");
-    await encodeMp3(source, out, { signal: io.signal, onProgress: io.heartbeat });
-    const duration = await audioDurationMs(source, { signal: io.signal });
+    await encodeMp3(source, out, { ...read, onProgress: io.heartbeat });
+    const duration = await audioDurationMs(source, read);
     await uploadFile(deps.openBucket(deps.transcriptsBucket), transcriptKeys.mp3(input.transcript_id), out, "audio/mpeg");
     return { duration_ms: duration };
   });
