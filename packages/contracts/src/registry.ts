@@ -2,15 +2,15 @@
 // Each area lists its events in its own file; add the list here.
 import { v7 as uuidv7 } from "uuid";
 import type { z } from "@hono/zod-openapi";
-import { CloudEventSchema, type CloudEvent } from "./envelope";
-import { dataSchemaUri, eventSubject, type EventDef } from "./event-def";
-import { calendarEvents } from "./calendar-events";
-import { meetingEvents } from "./meeting-events";
-import { notifierEvents } from "./notifier";
-import { recordingAvailableEvents, recordingEvents } from "./recording-events";
-import { retentionEvents } from "./retention-events";
-import { roomEvents } from "./room-events";
-import { transcriptEvents } from "./transcript-events";
+import { CloudEventSchema, type CloudEvent } from "./common/envelope";
+import { dataSchemaUri, eventSubject, type EventDef } from "./common/event-def";
+import { calendarEvents } from "./calendar/events";
+import { meetingEvents } from "./meetings/events";
+import { notifierEvents } from "./notifications/api";
+import { recordingAvailableEvents, recordingEvents } from "./recordings/events";
+import { retentionEvents } from "./transcripts/retention-events";
+import { roomEvents } from "./rooms/events";
+import { transcriptEvents } from "./transcripts/events";
 
 export const EVENT_DEFS = [...roomEvents, ...recordingAvailableEvents, ...recordingEvents, ...transcriptEvents, ...meetingEvents, ...retentionEvents, ...calendarEvents, ...notifierEvents] as const;
 

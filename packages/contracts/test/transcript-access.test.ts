@@ -1,7 +1,7 @@
 // The SQL-facing listing scope must say exactly what listedFor says, for every kind of caller and row.
 import { describe, expect, it } from "vitest";
-import { ANONYMOUS, type Caller } from "../src/common";
-import { inScope, listedFor, listingScope } from "../src/transcript-access";
+import { ANONYMOUS, type Caller } from "../src/common/schemas";
+import { inScope, listedFor, listingScope } from "../src/transcripts/access";
 
 describe("listing scope", () => {
   it("agrees with listedFor for every caller, owner, sharing, deletion and PUBLIC_MODE", () => {

@@ -17,8 +17,8 @@ import {
   wordsToSegments,
   wordsToSegmentsBySentence,
   wordsToWebvtt,
-} from "../src/transcript-render";
-import type { Word } from "../src/transcripts";
+} from "../src/transcripts/render";
+import type { Word } from "../src/transcripts/api";
 
 const w = (text: string, start: number, end: number, speaker = 0): Word => ({ text, start, end, speaker });
 const topic = (words: Word[], extra: Partial<{ id: string; timestamp: number; transcript: string | null }> = {}) => ({

@@ -1,6 +1,6 @@
 // Who may read or change a transcript (api.md §0.6, behaviour-transcripts-pipelines §1.7). Pure rules
 // shared by every service that answers for transcripts, so they cannot drift apart.
-import type { Caller } from "./common";
+import type { Caller } from "../common/schemas";
 
 export interface TranscriptAccessFacts {
   user_id: string | null;

@@ -1,7 +1,7 @@
 // Request/reply operation of the search service (api.md §2.9 GET /v1/transcripts/search).
 import { z } from "@hono/zod-openapi";
-import { defineOp, withCaller } from "./rpc";
-import { SearchResponse } from "./transcripts";
+import { defineOp, withCaller } from "../common/rpc";
+import { SearchResponse } from "../transcripts/api";
 
 export const SearchRequest = withCaller({
   /** Trimmed by the service; empty means browse (no text filter, newest first). */

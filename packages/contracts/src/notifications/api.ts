@@ -2,8 +2,8 @@
 // §1.6 component names verbatim), the outgoing webhook payloads (behaviour-search-notify-auth §3.5,
 // §3.7) and the events the notifier publishes (NOTIFICATIONS stream).
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
-import { ActionItems } from "./transcript-events";
+import { defineEvent } from "../common/event-def";
+import { ActionItems } from "../transcripts/events";
 
 // SendEmailRequest / SendEmailResponse live in ./transcripts (the address is not validated, as the
 // reference: a bad one fails at the SMTP server and answers sent: 0).

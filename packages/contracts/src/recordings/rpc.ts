@@ -1,7 +1,7 @@
 // Request/reply operations of the recordings service. Media reads answer where the bytes are (after
 // deciding access); deletions are for the transcription pipeline, retention and operators.
 import { z } from "@hono/zod-openapi";
-import { Caller } from "./common";
+import { Caller } from "../common/schemas";
 import {
   AudioLocation,
   DeleteMediaResult,
@@ -12,10 +12,10 @@ import {
   UploadChunkStored,
   UploadSlot,
   ZipManifest,
-} from "./recordings";
-import { defineOp } from "./rpc";
-import { TopicRecord } from "./transcript-events";
-import { VideoUrlResponse } from "./transcripts";
+} from "./api";
+import { defineOp } from "../common/rpc";
+import { TopicRecord } from "../transcripts/events";
+import { VideoUrlResponse } from "../transcripts/api";
 
 const withCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
 const transcript = { transcript_id: z.string() };

@@ -1,6 +1,6 @@
 // Request/reply operations of the meetings service (`rpc.meetings.*`).
 import { z } from "@hono/zod-openapi";
-import { Caller } from "./common";
+import { Caller } from "../common/schemas";
 import {
   CalendarEventForMeeting,
   EmailRecipientsResponse,
@@ -9,8 +9,8 @@ import {
   MeetingDeactivateResponse,
   StartRecordingResponse,
   WebhookAck,
-} from "./meetings";
-import { defineOp } from "./rpc";
+} from "./api";
+import { defineOp } from "../common/rpc";
 
 const withCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
 

@@ -1,7 +1,7 @@
 // Room API schemas (api.md §1.3, component names verbatim) and the room state carried by room events.
 import { z } from "@hono/zod-openapi";
-import { pageOf } from "./common";
-import { Platform, RecordingTrigger, RecordingType, RoomMode } from "./enums";
+import { pageOf } from "../common/schemas";
+import { Platform, RecordingTrigger, RecordingType, RoomMode } from "../common/enums";
 
 /**
  * The reference types room_mode / recording_type / recording_trigger as plain strings in room

@@ -1,8 +1,8 @@
 // recording.available: the meetings service learned from a video platform that a recording of a
 // meeting is ready in the platform's storage; the recordings service takes it from there.
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
-import { Platform } from "./enums";
+import { defineEvent } from "../common/event-def";
+import { Platform } from "../common/enums";
 
 export const RecordingTrack = z.object({
   /** Object key in `bucket`. */

@@ -3,9 +3,9 @@
 // events the meeting and room ids with the record. Subjects end with the meeting id, so one
 // meeting's events stay in order.
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
-import { Platform } from "./enums";
-import { EmailRecipient, MeetingState } from "./meetings";
+import { defineEvent } from "../common/event-def";
+import { Platform } from "../common/enums";
+import { EmailRecipient, MeetingState } from "./api";
 
 const datetime = z.iso.datetime({ offset: true });
 

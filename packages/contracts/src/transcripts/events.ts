@@ -4,9 +4,9 @@
 // Size: topics travel one per event (their words can be large) so no message nears NATS's
 // 1 MB default max_payload; `transcript.updated` carries everything else.
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
-import { ShareMode, SourceKind, TranscriptStatus } from "./enums";
-import { StoredParticipant, Word } from "./transcripts";
+import { defineEvent } from "../common/event-def";
+import { ShareMode, SourceKind, TranscriptStatus } from "../common/enums";
+import { StoredParticipant, Word } from "./api";
 
 const datetime = z.iso.datetime({ offset: true });
 

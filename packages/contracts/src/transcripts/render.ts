@@ -2,7 +2,7 @@
 // stored `webvtt` column), the topic projection and WebVTT's plain caption text. Pure functions shared
 // by the read model (projection), the write side (transcription: `webvtt` column, per-topic WebVTT of
 // the webhook) and the notifier (e-mail text), so every output agrees (api.md §3, behaviour §7.1–7.2).
-import type { GetTranscriptTopic, TranscriptFormat, TranscriptSegment, Word } from "./transcripts";
+import type { GetTranscriptTopic, TranscriptFormat, TranscriptSegment, Word } from "./api";
 
 export interface Segment {
   text: string;

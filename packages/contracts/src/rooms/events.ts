@@ -1,6 +1,6 @@
 // Room events: each carries the full room state after the change (or before deletion).
-import { defineEvent } from "./event-def";
-import { RoomState } from "./rooms";
+import { defineEvent } from "../common/event-def";
+import { RoomState } from "./api";
 
 export const roomEvents = [
   defineEvent({ type: "room.created", stream: "ROOMS", version: 1, data: RoomState, aggregateId: (d) => d.id }),

@@ -2,7 +2,7 @@
 // run of a room. Subjects end with the room id, so one room's runs stay in order. The rooms service
 // folds `calendar.sync.completed` into the room's `ics_last_sync` / `ics_last_etag`.
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
+import { defineEvent } from "../common/event-def";
 
 const datetime = z.iso.datetime({ offset: true });
 

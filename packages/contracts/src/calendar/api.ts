@@ -1,8 +1,8 @@
 // Calendar / ICS API schemas (api.md §1.5, component names verbatim) and the calendar rules every
 // side agrees on (early-join lead time, upcoming window).
 import { z } from "@hono/zod-openapi";
-import { SyncStatus } from "./enums";
-import { CalendarAttendee } from "./meetings";
+import { SyncStatus } from "../common/enums";
+import { CalendarAttendee } from "../meetings/api";
 
 const datetime = z.iso.datetime({ offset: true });
 

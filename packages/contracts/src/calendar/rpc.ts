@@ -1,9 +1,9 @@
 // Request/reply operations of the calendar service (`rpc.calendar.*`), api.md §2.6 and the early
 // join of a calendar event (§2.7 join, decisions: Meetings).
 import { z } from "@hono/zod-openapi";
-import { CalendarEventResponse, ICSStatus, ICSSyncResult, UpcomingQuery } from "./calendar";
-import { Meeting } from "./meetings";
-import { defineOp, withCaller } from "./rpc";
+import { CalendarEventResponse, ICSStatus, ICSSyncResult, UpcomingQuery } from "./api";
+import { Meeting } from "../meetings/api";
+import { defineOp, withCaller } from "../common/rpc";
 
 const RoomName = { room_name: z.string() };
 

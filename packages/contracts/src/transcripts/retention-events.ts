@@ -3,7 +3,7 @@
 // transcription destroys the transcript (transcript.destroyed, reason "retention"), recordings delete
 // every stored file of it, meetings delete its meeting.
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "./event-def";
+import { defineEvent } from "../common/event-def";
 
 export const TranscriptExpired = z.object({
   transcript_id: z.string(),

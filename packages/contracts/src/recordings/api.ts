@@ -2,9 +2,9 @@
 // storage, zip manifests, deletions). Bytes never travel over the bus: replies name a bucket and key
 // and the gateway streams the object itself.
 import { z } from "@hono/zod-openapi";
-import type { Caller } from "./common";
-import { ActionItems } from "./transcript-events";
-import { StoredParticipant } from "./transcripts";
+import type { Caller } from "../common/schemas";
+import { ActionItems } from "../transcripts/events";
+import { StoredParticipant } from "../transcripts/api";
 
 /** The caller other services and the operator CLI send to internal-only operations. */
 export const INTERNAL_CALLER: Caller = { userId: null, email: null, via: "internal" };

@@ -2,8 +2,8 @@
 // §2.9–2.13 mutations. Answers carry the transcript `version` they produced, so the gateway can
 // wait for the read model to hold it before answering (read-your-writes).
 import { z } from "@hono/zod-openapi";
-import { defineOp, withCaller } from "./rpc";
-import { TranscriptState } from "./transcript-events";
+import { defineOp, withCaller } from "../common/rpc";
+import { TranscriptState } from "./events";
 import {
   CreateParticipant,
   CreateTranscript,
@@ -13,7 +13,7 @@ import {
   SpeakerMerge,
   UpdateParticipant,
   UpdateTranscript,
-} from "./transcripts";
+} from "./api";
 
 const byId = { id: z.string() };
 const version = { version: z.number().int().min(1) };

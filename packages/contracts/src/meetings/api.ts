@@ -1,7 +1,7 @@
 // Meeting API schemas (api.md §1.4, component names verbatim) and the meeting state carried by
 // meeting events.
 import { z } from "@hono/zod-openapi";
-import { Platform, RecordingTrigger, RecordingType, RoomMode } from "./enums";
+import { Platform, RecordingTrigger, RecordingType, RoomMode } from "../common/enums";
 
 const datetime = z.iso.datetime({ offset: true });
 

@@ -1,10 +1,10 @@
 // Request/reply operations of the notifier service (`rpc.notifier.*`): the config flags, the webhook
 // test, sharing a transcript by e-mail or to the team chat, and the team-chat directory.
 import { z } from "@hono/zod-openapi";
-import { ConfigResponse, Stream, Topic } from "./notifier";
-import { WebhookTestResult } from "./rooms";
-import { defineOp, withCaller } from "./rpc";
-import { SendEmailResponse } from "./transcripts";
+import { ConfigResponse, Stream, Topic } from "./api";
+import { WebhookTestResult } from "../rooms/api";
+import { defineOp, withCaller } from "../common/rpc";
+import { SendEmailResponse } from "../transcripts/api";
 
 /** The longest the webhook test can take (its own timeout plus the room lookup), for callers' deadlines. */
 export const WEBHOOK_TEST_RPC_TIMEOUT_MS = 30_000;

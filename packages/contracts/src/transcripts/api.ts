@@ -1,8 +1,8 @@
 // Transcript API schemas (api.md §1.6–1.8, §1.11; component names verbatim).
 import { z } from "@hono/zod-openapi";
-import { pageOf } from "./common";
-import { ShareMode, SourceKind, TranscriptStatus } from "./enums";
-import { ActionItems } from "./transcript-events";
+import { pageOf } from "../common/schemas";
+import { ShareMode, SourceKind, TranscriptStatus } from "../common/enums";
+import { ActionItems } from "./events";
 
 const datetime = z.iso.datetime({ offset: true });
 

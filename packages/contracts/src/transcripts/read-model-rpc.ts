@@ -1,9 +1,9 @@
 // Request/reply operations of the projection service: transcript reads (api.md §2.9–2.12) served from
 // the read model, and read-your-writes for mutation routes (await a version).
 import { z } from "@hono/zod-openapi";
-import { PageQuery } from "./common";
-import { SourceKind } from "./enums";
-import { defineOp, withCaller } from "./rpc";
+import { PageQuery } from "../common/schemas";
+import { SourceKind } from "../common/enums";
+import { defineOp, withCaller } from "../common/rpc";
 import {
   GetTranscript,
   GetTranscriptTopic,
@@ -12,7 +12,7 @@ import {
   PageGetTranscriptMinimal,
   Participant,
   TranscriptFormat,
-} from "./transcripts";
+} from "./api";
 
 export const TranscriptSortBy = z.enum(["created_at", "change_seq"]);
 export type TranscriptSortBy = z.infer<typeof TranscriptSortBy>;

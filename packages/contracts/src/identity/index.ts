@@ -1,0 +1,2 @@
+// Identity: the caller, API keys, login.
+export * from "./api";

@@ -1,0 +1,2 @@
+// Search: the search service's operation.
+export * from "./rpc";
