@@ -38,6 +38,10 @@ async function createMeeting(as: Client, room: string, body: Record<string, unkn
   return res.json();
 }
 
+async function joinAs(as: Client, room: string, meetingId: string) {
+  expect((await as(`/v1/rooms/${room}/meetings/${meetingId}/join`, { method: "POST" })).status).toBe(200);
+}
+
 describe("creating and listing meetings", () => {
   it("answers 404 'Room not found' for an unknown room on every room-meeting operation", async () => {
     for (const [path, init] of [
@@ -192,6 +196,8 @@ describe("consent", () => {
   it("keeps one record per signed-in user (overwritten) and a new record per anonymous answer, also after the meeting ended", async () => {
     await roomWithMeetings(alice, { name: "consenting" });
     const m = await createMeeting(alice, "consenting");
+    await joinAs(bob, "consenting", m.id);
+    await sys.daily.join(m.room_name, { userName: "Guest" });
     const c1 = await (await bob(`/v1/meetings/${m.id}/consent`, post({ consent_given: true }))).json();
     const c2 = await (await bob(`/v1/meetings/${m.id}/consent`, post({ consent_given: false }))).json();
     expect(c1).toEqual({ status: "success", consent_id: expect.any(String) });
@@ -214,6 +220,23 @@ describe("consent", () => {
     expect(events[0]!.data).toMatchObject({ meeting_id: m.id, skip_consent: false });
   });
 
+  it("refuses answers from callers who did not join: a stranger's 'no' neither counts nor is recorded", async () => {
+    await roomWithMeetings(alice, { name: "consent-strangers" });
+    const m = await createMeeting(alice, "consent-strangers");
+    for (const stranger of [bob, anon]) {
+      const res = await stranger(`/v1/meetings/${m.id}/consent`, post({ consent_given: false }));
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: "Only participants of the meeting can answer the consent question" });
+    }
+    // The room's owner answers without joining; the events say nobody denied.
+    expect((await alice(`/v1/meetings/${m.id}/consent`, post({ consent_given: true }))).status).toBe(200);
+    const events = await eventually(async () => {
+      const evs = (await meetingEventsOf(m.id)).filter((e) => e.type.startsWith("meeting.consent."));
+      return evs.length > 0 ? evs : null;
+    });
+    expect(events.map((e) => [e.data.user_id, e.data.any_denial])).toEqual([["alice", false]]);
+  });
+
   it("answers 404 for an unknown meeting and 422 for a body without consent_given", async () => {
     const res = await anon("/v1/meetings/no-such-meeting/consent", post({ consent_given: true }));
     expect(res.status).toBe(404);
@@ -226,6 +249,8 @@ describe("e-mail recipients", () => {
   it("adds each address once, with the transcript link only for signed-in callers", async () => {
     await roomWithMeetings(alice, { name: "mailing" });
     const m = await createMeeting(alice, "mailing");
+    await joinAs(bob, "mailing", m.id);
+    await sys.daily.join(m.room_name, { userName: "Guest" });
     const first = await (await anon(`/v1/meetings/${m.id}/email-recipient`, post({ email: "guest@example.com" }))).json();
     expect(first).toEqual({ status: "success", email_recipients: [{ email: "guest@example.com", include_link: false }] });
     const second = await (await bob(`/v1/meetings/${m.id}/email-recipient`, post({ email: "bob@example.com" }))).json();
@@ -242,6 +267,27 @@ describe("e-mail recipients", () => {
       return evs.length === 2 ? evs : null;
     });
     expect(added[1]!.data).toMatchObject({ recipient: { email: "bob@example.com", include_link: true }, meeting: { id: m.id, email_recipients: second.email_recipients } });
+  });
+});
+
+describe("e-mail recipients who did not join", () => {
+  it("refuses a caller who only knows the room's name, signed in or not, until they join", async () => {
+    await roomWithMeetings(alice, { name: "mail-strangers" });
+    const m = await createMeeting(alice, "mail-strangers");
+    for (const stranger of [bob, anon]) {
+      const res = await stranger(`/v1/meetings/${m.id}/email-recipient`, post({ email: "eve@example.com" }));
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: "Only participants of the meeting can add themselves as e-mail recipients" });
+    }
+    // Joining through Scribe makes a signed-in caller a participant.
+    await joinAs(bob, "mail-strangers", m.id);
+    const joined = await bob(`/v1/meetings/${m.id}/email-recipient`, post({ email: "bob@example.com" }));
+    expect((await joined.json()).email_recipients).toEqual([{ email: "bob@example.com", include_link: true }]);
+    // Anonymous callers: while a guest is in the call; once the guest left, no longer.
+    const guest = await sys.daily.join(m.room_name, { userName: "Guest" });
+    expect((await anon(`/v1/meetings/${m.id}/email-recipient`, post({ email: "guest@example.com" }))).status).toBe(200);
+    await sys.daily.leave(m.room_name, guest.participant.id);
+    expect((await anon(`/v1/meetings/${m.id}/email-recipient`, post({ email: "late@example.com" }))).status).toBe(403);
   });
 });
 

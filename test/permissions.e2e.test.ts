@@ -26,6 +26,7 @@ import {
   startWorld,
   stopWorld,
   usersVsAnon,
+  type CallerKind,
   type Check,
   type Deployment,
   type Fixtures,
@@ -61,7 +62,20 @@ async function seedMeeting(w: Omit<World, "fixtures">, roomName: string, duplica
   const meeting = await eventually(() =>
     rpcCall(w.bus, meetingsOps.create, { caller: w.callerOf("owner"), room_name: roomName, allow_duplicated: duplicate }),
   );
-  return { id: meeting.id, roomName };
+  return { id: meeting.id, roomName, platformRoom: meeting.room_name };
+}
+
+/**
+ * A fresh meeting of the owner's private room that the caller joined: through Scribe's join (what
+ * makes a signed-in caller a participant) while a guest is in the call (what lets anonymous callers
+ * speak for the participants).
+ */
+async function meetingJoinedBy(w: World, caller: CallerKind) {
+  const m = await seedMeeting(w, w.fixtures.privateRoom.name, true);
+  const joined = await w.clients[caller](`/v1/rooms/${m.roomName}/meetings/${m.id}/join`, { method: "POST" });
+  expect(joined.status).toBe(200);
+  await w.daily.join(m.platformRoom, { userName: "Guest" });
+  return m;
 }
 
 /**
@@ -337,7 +351,19 @@ const OPERATIONS = {
   },
   giveConsent: {
     route: "POST /v1/meetings/{meeting_id}/consent",
-    request: (w) => ({ path: `/v1/meetings/${w.fixtures.meeting.id}/consent`, init: json("POST", { consent_given: true }) }),
+    variant: "a fresh meeting the caller joined",
+    async request(w, caller) {
+      const m = await meetingJoinedBy(w, caller);
+      return { path: `/v1/meetings/${m.id}/consent`, init: json("POST", { consent_given: true }) };
+    },
+  },
+  giveConsentUnjoined: {
+    route: "POST /v1/meetings/{meeting_id}/consent",
+    variant: "a fresh meeting nobody joined",
+    async request(w) {
+      const m = await seedMeeting(w, w.fixtures.privateRoom.name, true);
+      return { path: `/v1/meetings/${m.id}/consent`, init: json("POST", { consent_given: false }) };
+    },
   },
   deactivateMeeting: {
     route: "PATCH /v1/meetings/{meeting_id}/deactivate",
@@ -357,7 +383,15 @@ const OPERATIONS = {
   addEmailRecipient: {
     route: "POST /v1/meetings/{meeting_id}/email-recipient",
     // A fresh meeting: the first request for an address fixes its include_link (reference).
-    variant: "a fresh meeting",
+    variant: "a fresh meeting the caller joined",
+    async request(w, caller) {
+      const m = await meetingJoinedBy(w, caller);
+      return { path: `/v1/meetings/${m.id}/email-recipient`, init: json("POST", { email: "reader@example.com" }) };
+    },
+  },
+  addEmailRecipientUnjoined: {
+    route: "POST /v1/meetings/{meeting_id}/email-recipient",
+    variant: "a fresh meeting nobody joined",
     async request(w) {
       const m = await seedMeeting(w, w.fixtures.privateRoom.name, true);
       return { path: `/v1/meetings/${m.id}/email-recipient`, init: json("POST", { email: "reader@example.com" }) };
@@ -606,13 +640,19 @@ const ROWS: Row[] = [
   row(O.joinMeeting, NONE, everyone([200, joinedWithoutToken])),
   row(O.joinCalendarEvent, USERS, usersVsAnon([200, joinedEvent(true)], [200, joinedEvent(false)])),
   row(O.joinCalendarEvent, NONE, everyone([200, joinedEvent(false)])),
+  // Consent and e-mail recipients speak for the meeting's participants: the room's owner, callers
+  // who joined and (anonymous) while a guest is in the call; knowing the room's name is not enough.
   row(O.giveConsent, ALL, everyone(200)),
+  row(O.giveConsentUnjoined, USERS, ownerVsOthers(200, 403)),
+  row(O.giveConsentUnjoined, NONE, everyone(403)),
   row(O.deactivateMeeting, USERS, ownerVsOthers(200, 403, 401)),
   row(O.deactivateMeeting, NONE, everyone(401)),
   row(O.startRecording, ALL, everyone(200)),
   // Signed-in callers ask for a link in the e-mail; anonymous ones get the e-mail without it.
   row(O.addEmailRecipient, USERS, usersVsAnon([200, recipientWithLink(true)], [200, recipientWithLink(false)])),
   row(O.addEmailRecipient, NONE, everyone([200, recipientWithLink(false)])),
+  row(O.addEmailRecipientUnjoined, USERS, ownerVsOthers([200, recipientWithLink(true)], 403)),
+  row(O.addEmailRecipientUnjoined, NONE, everyone(403)),
   // Platform webhooks take no credentials, only the platform's signature.
   row(O.dailyWebhook, ALL, everyone(401)),
   row(O.wherebyWebhook, ALL, everyone(401)),

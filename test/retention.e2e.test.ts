@@ -86,9 +86,9 @@ function retentionScenario(driver: "local" | "s3"): void {
           const res = await sys.as(null)(`/v1/rooms/${roomName}/meeting`, post({ allow_duplicated: true }));
           return res.status === 200 ? ((await res.json()) as { id: string; room_name: string }) : null;
         });
-        // Consent and a participant's stay: both must go with the meeting.
-        expect((await sys.as(null)(`/v1/meetings/${meeting.id}/consent`, post({ consent_given: true }))).status).toBe(200);
+        // A participant's stay and their consent (a guest answers while in the call): both must go with the meeting.
         await daily.join(meeting.room_name, { userName: `guest-${label}` });
+        expect((await sys.as(null)(`/v1/meetings/${meeting.id}/consent`, post({ consent_given: true }))).status).toBe(200);
         const recordingId = randomUUID();
         const trackKeys = [`${meeting.room_name}/${label}-cam-audio-1.webm`, `${meeting.room_name}/${label}-cam-video-1.webm`];
         for (const key of trackKeys) await bucket(DAILY).put(key, Buffer.alloc(512, 3));

@@ -1,7 +1,7 @@
 // Meeting commands over request/reply (api.md §2.5 create meeting, §2.7 join, §2.8): validate,
 // decide, store the change and its event in one transaction.
 import { randomUUID } from "node:crypto";
-import { makeEvent, meetingsOps, type MeetingState } from "@scribe/contracts";
+import { makeEvent, meetingsOps, type Caller, type MeetingState } from "@scribe/contracts";
 import { AppError, BadRequest, Forbidden, NotFound, Unauthorized, emit, isAppError, type Db, type RpcServer, type Sql } from "@scribe/kit";
 import { SOURCE, changed, deactivateMeeting } from "./changes";
 import {
@@ -12,6 +12,7 @@ import {
   enableRecordingUi,
   isRoomOwner,
   joinRefusal,
+  joinedMeeting,
   matchesRoomSettings,
   meetingFor,
   newMeetingState,
@@ -21,6 +22,7 @@ import {
 import type { Platforms } from "./platforms";
 import {
   activeMeetingsOfRoom,
+  guestInCall,
   insertMeeting,
   lockRoomForMeetingCreation,
   meetingById,
@@ -31,6 +33,7 @@ import {
   roomById,
   roomByName,
   updateMeeting,
+  userJoinedMeeting,
 } from "./store";
 
 async function roomNamed(db: Db, name: string): Promise<RoomRecord> {
@@ -145,10 +148,24 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
     return { status: "success" as const, meeting_id };
   });
 
+  /** Refuses a caller who did not join the meeting (see `joinedMeeting`); the meeting's room. */
+  async function requireJoined(tx: Db, meeting: MeetingState, caller: Caller, refusal: string): Promise<RoomRecord> {
+    const room = await roomById(tx, meeting.room_id);
+    if (!room) throw NotFound("Room not found");
+    const presence = {
+      userJoined: caller.userId !== null && (await userJoinedMeeting(tx, meeting.id, caller.userId)),
+      guestInCall: caller.userId === null && (await guestInCall(tx, meeting.id)),
+    };
+    if (!joinedMeeting(room, caller, presence)) throw Forbidden(refusal);
+    return room;
+  }
+
   rpc.handle(meetingsOps.consent, async ({ caller, meeting_id, consent_given }) => {
     const now = new Date();
     const consent_id = await sql.begin(async (tx) => {
       const meeting = await existingMeeting(tx, meeting_id);
+      // A stranger's "no" would delete the owner's audio: only participants answer.
+      const room = await requireJoined(tx, meeting, caller, "Only participants of the meeting can answer the consent question");
       const row = await recordConsent(tx, {
         id: randomUUID(),
         meeting_id,
@@ -156,7 +173,6 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
         consent_given,
         consent_timestamp: now,
       });
-      const room = await roomById(tx, meeting.room_id);
       const data = {
         consent_id: row.id,
         meeting_id,
@@ -165,7 +181,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
         consent_given: row.consent_given,
         consent_timestamp: row.consent_timestamp.toISOString(),
         any_denial: await meetingHasDenial(tx, meeting_id),
-        skip_consent: room?.skip_consent ?? false,
+        skip_consent: room.skip_consent,
       };
       await emit(tx, makeEvent(consent_given ? "meeting.consent.given" : "meeting.consent.withdrawn", data, { source: SOURCE, time: now }));
       return row.id;
@@ -176,6 +192,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   rpc.handle(meetingsOps.addEmailRecipient, async ({ caller, meeting_id, email }) => {
     const list = await sql.begin(async (tx) => {
       const meeting = await existingMeeting(tx, meeting_id, { forUpdate: true });
+      // The recipient receives what was said: only someone who was there may ask for it.
+      await requireJoined(tx, meeting, caller, "Only participants of the meeting can add themselves as e-mail recipients");
       // Signed-in callers get the transcript link; anonymous ones only the text (reference rule).
       const { list, added } = addEmailRecipient(meeting.email_recipients, email, caller.userId !== null);
       if (!added) return list;

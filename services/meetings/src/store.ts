@@ -288,6 +288,19 @@ export async function recordJoinGrant(db: Db, grant: { meeting_id: string; user_
     on conflict (meeting_id, user_id) do update set display_name = coalesce(excluded.display_name, join_grant.display_name)`;
 }
 
+/** Did this user join the meeting: through Scribe's join (a grant) or as reported by the platform? */
+export async function userJoinedMeeting(db: Db, meetingId: string, userId: string): Promise<boolean> {
+  const rows = await db`select 1 from join_grant where meeting_id = ${meetingId} and user_id = ${userId}
+    union all select 1 from participant_session where meeting_id = ${meetingId} and user_id = ${userId} limit 1`;
+  return rows.length > 0;
+}
+
+/** Is a participant without a Scribe identity in the call right now? */
+export async function guestInCall(db: Db, meetingId: string): Promise<boolean> {
+  const rows = await db`select 1 from participant_session where meeting_id = ${meetingId} and user_id is null and left_at is null limit 1`;
+  return rows.length > 0;
+}
+
 export async function grantedUserIds(db: Db, meetingId: string): Promise<Set<string>> {
   const rows = await db<{ user_id: string }[]>`select user_id from join_grant where meeting_id = ${meetingId}`;
   return new Set(rows.map((r) => r.user_id));

@@ -2,8 +2,8 @@
 // history; completions are side effects and start at new events. Handlers only write the notifier's
 // tables (deliveries are rows the dispatcher works off), so running one twice sends nothing twice.
 import { randomUUID } from "node:crypto";
-import { STREAMS, eventToken, makeEvent, type ScribeEvent } from "@scribe/contracts";
-import { emit, type ServiceRuntime, type Tx } from "@scribe/kit";
+import { STREAMS, eventToken, type ScribeEvent } from "@scribe/contracts";
+import type { ServiceRuntime, Tx } from "@scribe/kit";
 import type { EmailPayload } from "./channels/email";
 import type { NotifierConfig } from "./config";
 import { emailConfigured } from "./domain/email";
@@ -65,16 +65,6 @@ export async function onCompleted(tx: Tx, ev: ScribeEvent<"transcript.completed"
       created++;
       notifierMetrics.created.inc({ channel: row.channel, kind: row.kind });
     }
-  }
-  if (plan.requestPublic && meeting) {
-    await emit(
-      tx,
-      makeEvent(
-        "notification.share_mode_requested",
-        { transcript_id: t.id, share_mode: "public", reason: "meeting_email_recipients", meeting_id: meeting.id, run_id: runId, requested_at: now.toISOString() },
-        { source: SOURCE, time: now },
-      ),
-    );
   }
   if (created > 0) await notifyWork(tx);
 }

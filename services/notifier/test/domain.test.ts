@@ -296,19 +296,15 @@ describe("what a completed transcript sets off", () => {
     expect(planCompletion(completed(), room({ zulip_auto_post: true }), null, settings).zulip).toBeNull();
   });
 
-  it("meeting recipients make the transcript public; the room's address alone does not", () => {
+  it("mails meeting recipients and the room's address, when e-mail is configured", () => {
     const m = meeting({ email_recipients: [{ email: "p@example.com", include_link: false }] });
     const withRecipients = planCompletion(completed(), room({ email_transcript_to: "owner@example.com" }), m, settings);
     expect(withRecipients.emails.map((e) => [e.to, e.include_link])).toEqual([
       ["p@example.com", false],
       ["owner@example.com", true],
     ]);
-    expect(withRecipients.requestPublic).toBe(true);
-    const roomOnly = planCompletion(completed(), room({ email_transcript_to: "owner@example.com" }), meeting(), settings);
-    expect(roomOnly.requestPublic).toBe(false);
-    expect(planCompletion(completed(transcript({ share_mode: "public" })), room(), m, settings).requestPublic).toBe(false);
     const noSmtp = planCompletion(completed(), room({ email_transcript_to: "owner@example.com" }), m, { ...settings, emailEnabled: false });
-    expect([noSmtp.emails, noSmtp.requestPublic]).toEqual([[], false]);
+    expect(noSmtp.emails).toEqual([]);
   });
 
   it("links use UI_BASE_URL", () => expect(transcriptUrl("https://app.example.com/", "t9")).toBe("https://app.example.com/transcripts/t9"));

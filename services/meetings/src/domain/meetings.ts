@@ -121,6 +121,24 @@ export function isRoomOwner(room: Pick<RoomRecord, "user_id">, caller: Caller): 
   return caller.userId !== null && caller.userId === room.user_id;
 }
 
+/** What the meetings service knows about a caller's presence in one meeting. */
+export interface Presence {
+  /** A signed-in caller asked Scribe to join (join grant) or the platform reported their user id. */
+  userJoined: boolean;
+  /** A participant without a Scribe identity (a guest) is in the call right now. */
+  guestInCall: boolean;
+}
+
+/**
+ * Who may speak for the meeting's participants (add themselves as an e-mail recipient, answer the
+ * consent question): the room's owner, a signed-in caller who joined it, and an anonymous caller
+ * while a guest is in the call. Knowing a room's name is not enough (issue 15.4).
+ */
+export function joinedMeeting(room: Pick<RoomRecord, "user_id">, caller: Caller, presence: Presence): boolean {
+  if (caller.via === "internal" || isRoomOwner(room, caller)) return true;
+  return caller.userId !== null ? presence.userJoined : presence.guestInCall;
+}
+
 /** The room owner and other services (internal callers) see a meeting in full. */
 export function seesFullMeeting(room: Pick<RoomRecord, "user_id">, caller: Caller): boolean {
   return caller.via === "internal" || isRoomOwner(room, caller);

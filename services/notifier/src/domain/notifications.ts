@@ -43,8 +43,6 @@ export interface CompletionPlan {
   webhook: WebhookPayloadBody | null;
   zulip: { stream: string; topic: string; content: string } | null;
   emails: PlannedRecipient[];
-  /** The meeting's participants asked for the transcript: it becomes public (reference §4.6 step 6). */
-  requestPublic: boolean;
 }
 
 type Completed = z.infer<typeof TranscriptCompleted>;
@@ -73,7 +71,7 @@ export function planCompletion(completed: Completed, room: RoomCopy | null, meet
 
   const meetingRecipients = liveMeeting?.email_recipients ?? [];
   const emails = settings.emailEnabled ? recipientsAfterProcessing(meetingRecipients, liveRoom?.email_transcript_to ?? null) : [];
-  // A room's own address alone does not change who may read the transcript (reference).
-  const requestPublic = settings.emailEnabled && meetingRecipients.length > 0 && t.share_mode !== "public";
-  return { webhook, zulip, emails, requestPublic };
+  // Recipients never change who may read the transcript: the e-mail carries the text, and its
+  // link opens for those who may read it anyway (issue 15.4; the reference made it public).
+  return { webhook, zulip, emails };
 }
