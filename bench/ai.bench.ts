@@ -2,13 +2,13 @@
 // of the same file), pocketsphinx WER and offline diarization error rate on synthesised meetings.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { decodePcm } from "@scribe/ai/audio";
-import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "@scribe/ai/metrics";
-import { PocketsphinxStt } from "@scribe/ai/stt/pocketsphinx";
-import { OpenAiStt } from "@scribe/ai/stt/openai";
-import { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "@scribe/ai/diarization/offline";
-import { synthesizeMeeting } from "@scribe/simulators/speech/synth";
-import { threeSpeakerPlanning, twoSpeakerStandup } from "@scribe/simulators/speech/meetings";
+import { decodePcm } from "@scribe/ai";
+import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "@scribe/ai";
+import { PocketsphinxStt } from "@scribe/ai";
+import { OpenAiStt } from "@scribe/ai";
+import { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "@scribe/ai";
+import { synthesizeMeeting } from "@scribe/simulators";
+import { threeSpeakerPlanning, twoSpeakerStandup } from "@scribe/simulators";
 import { report, time, type Measurement } from "./report";
 
 const MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { synthesizeMeeting, type MeetingFixture, type MeetingScript } from "@scribe/simulators/speech/synth";
+import { synthesizeMeeting, type MeetingFixture, type MeetingScript } from "@scribe/simulators";
 
 const exec = promisify(execFile);
 

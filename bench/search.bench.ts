@@ -4,7 +4,7 @@ import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps, type ListingScope } from "@s
 import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { searchService } from "@scribe/search";
-import { SEARCH_DB_SETTINGS, searchStatement } from "@scribe/search/store";
+import { SEARCH_DB_SETTINGS, searchStatement } from "@scribe/search/testing";
 import { percentile, report, time } from "./report";
 
 const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);

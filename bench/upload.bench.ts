@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { makeEvent } from "@scribe/contracts";
 import { connectBus, startProcess } from "@scribe/kit";
 import { TEST_NATS_URL, createTestDatabase, eventually, testPrefix } from "@scribe/kit/testing";
-import { servicesByName } from "@scribe/cli/services";
+import { servicesByName } from "@scribe/cli";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { report, time } from "./report";

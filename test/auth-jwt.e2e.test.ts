@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forgedWithPublicKey, startIdp, unsignedToken, type IdpSimulator } from "@scribe/simulators/idp";
+import { forgedWithPublicKey, startIdp, unsignedToken, type IdpSimulator } from "@scribe/simulators";
 import { TEST_SECRET, startSystem, type TestSystem } from "./support/system";
 
 const INVALID = { detail: "Invalid authentication" };

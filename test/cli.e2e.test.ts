@@ -5,10 +5,10 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, serviceMigrations, type Bus } from "@scribe/kit";
 import { createTestDatabase, eventually, TEST_NATS_URL } from "@scribe/kit/testing";
-import { verifyPassword } from "@scribe/gateway/auth/password-hash";
-import { listDeadLetters, redriveDeadLetters } from "@scribe/cli/commands/dlq";
-import { tailStream, type TailedEvent } from "@scribe/cli/commands/tail";
-import { streamStatus } from "@scribe/cli/commands/streams";
+import { verifyPassword } from "@scribe/gateway";
+import { listDeadLetters, redriveDeadLetters } from "@scribe/cli";
+import { tailStream, type TailedEvent } from "@scribe/cli";
+import { streamStatus } from "@scribe/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 

@@ -2,7 +2,7 @@
 // added later are covered too) × malformed Authorization / X-API-Key values × every auth mode.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unsignedToken } from "@scribe/simulators/idp";
+import { unsignedToken } from "@scribe/simulators";
 import { startSystem, type AuthMode, type TestSystem } from "./support/system";
 
 const BAD: [string, Record<string, string>][] = [

@@ -8,8 +8,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually } from "@scribe/kit/testing";
-import { SERVICES } from "@scribe/cli/services";
-import { startDevStack, type DevStack } from "@scribe/cli/commands/dev";
+import { SERVICES } from "@scribe/cli";
+import { startDevStack, type DevStack } from "@scribe/cli";
 import {
   DemoError,
   createMeeting,
@@ -21,9 +21,9 @@ import {
   signIn,
   waitForTranscript,
   type DemoOptions,
-} from "@scribe/cli/commands/demo";
-import { demoStandup } from "@scribe/simulators/speech/meetings";
-import { normaliseWords } from "@scribe/simulators/speech/synth";
+} from "@scribe/cli";
+import { demoStandup } from "@scribe/simulators";
+import { normaliseWords } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isolated, unusedPort, type Isolated } from "./support/dev-stack";
 import { streamEvents } from "./support/system";

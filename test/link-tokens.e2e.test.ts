@@ -2,7 +2,7 @@
 // tokens (Sec-WebSocket-Protocol) and verifyLinkToken / mintMediaToken for audio `?token=` links
 // (behaviour §6.9, §6.10), in each auth mode.
 import { isAppError, mintMediaToken } from "@scribe/kit";
-import type { Authenticator } from "@scribe/gateway/auth/identity";
+import type { Authenticator } from "@scribe/gateway";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRET, startSystem, type AuthMode, type TestSystem } from "./support/system";
 

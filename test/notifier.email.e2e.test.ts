@@ -18,7 +18,7 @@ import {
   type DeliverDue,
 } from "./support/notifier";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
-import { startSmtpCapture, type CapturedMail, type SmtpCapture } from "@scribe/simulators/smtp";
+import { startSmtpCapture, type CapturedMail, type SmtpCapture } from "@scribe/simulators";
 
 const UI = "https://scribe.example.com";
 let sys: TestSystem;

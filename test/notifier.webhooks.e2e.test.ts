@@ -5,8 +5,9 @@ import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startService, type RunningService, type Sql } from "@scribe/kit";
-import { eventually } from "@scribe/kit/testing";
+import { notifierOps } from "@scribe/contracts";
+import { connectBus, rpcCall, startService, type RunningService, type Sql } from "@scribe/kit";
+import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
 import { notifierService } from "@scribe/notifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerCaughtUp } from "./support/media";
@@ -279,6 +280,20 @@ describe("transcript.completed deliveries", () => {
     expect((await deliveryNow(db, delivery!.id)).attempts).toBe(2);
     await expect(scribe("webhooks", "redeliver", randomUUID())).rejects.toMatchObject({ code: 1 });
     await receiver.down();
+  });
+
+  it("only operators (internal callers) may list, show or redeliver deliveries over request/reply", async () => {
+    const bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "test-webhook-ops" });
+    try {
+      const alice = { userId: "alice", email: null, via: "bearer" as const };
+      await expect(rpcCall(bus, notifierOps.listDeliveries, { caller: alice })).rejects.toMatchObject({ status: 403 });
+      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ status: 403 });
+      await expect(rpcCall(bus, notifierOps.redeliver, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ status: 403 });
+      const internal = { userId: null, email: null, via: "internal" as const };
+      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: internal, id: randomUUID() })).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await bus.close();
+    }
   });
 
   it("a room without a webhook URL gets no delivery; a room that loses its URL cancels what is pending", async () => {

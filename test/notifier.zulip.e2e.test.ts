@@ -15,7 +15,7 @@ import {
   type DeliverDue,
 } from "./support/notifier";
 import { startSystem, type TestSystem } from "./support/system";
-import { startZulipSimulator, type ZulipSimulator } from "@scribe/simulators/zulip";
+import { startZulipSimulator, type ZulipSimulator } from "@scribe/simulators";
 
 let sys: TestSystem;
 let zulip: ZulipSimulator;

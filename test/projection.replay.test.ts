@@ -4,8 +4,8 @@
 import { ANONYMOUS, projectionOps, searchOps, type Caller } from "@scribe/contracts";
 import { connectDb, createLogger, rpcCall, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { rebuildReadModel, type RebuildProgress } from "@scribe/projection/replay";
-import { rebuildCommand, redriveCommand } from "@scribe/cli/commands/replay";
+import { rebuildReadModel, type RebuildProgress } from "@scribe/projection";
+import { rebuildCommand, redriveCommand } from "@scribe/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter, roomState, topicRecord, vtt, word } from "./support/transcripts";

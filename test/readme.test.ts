@@ -1,7 +1,7 @@
 // The README's configuration table is generated; this keeps it true.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { configTable } from "@scribe/cli/commands/config";
+import { configTable } from "@scribe/cli";
 import { describe, expect, it } from "vitest";
 
 const README = fileURLToPath(new URL("../README.md", import.meta.url));

@@ -10,14 +10,14 @@ import { randomUUID } from "node:crypto";
 import { transcriptKeys, type RecordingAvailable, type TranscriptState } from "@scribe/contracts";
 import { StorageConfig, loadConfig, openStorage, type ObjectStorage } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { startTestS3, type TestS3 } from "@scribe/kit/testing-s3";
+import { startTestS3, type TestS3 } from "@scribe/kit/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish, transcriptState } from "./support/media";
 import { notifierCaughtUp, notifierHooks, type ExpireTranscripts } from "./support/notifier";
 import { post } from "./support/platforms";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
-import { startDailySimulator, type DailySimulator } from "@scribe/simulators/daily";
+import { startDailySimulator, type DailySimulator } from "@scribe/simulators";
 
 const TRANSCRIPTS = "scribe-transcripts";
 const DAILY = "daily-recordings";

@@ -1,6 +1,6 @@
 // SECRET_KEY signs login tokens and audio links (issue 15.5): the gateway refuses to start with a
 // published placeholder or a short key, in every auth mode; `scribe dev` still starts without one.
-import { startDevStack } from "@scribe/cli/commands/dev";
+import { startDevStack } from "@scribe/cli";
 import { describe, expect, it } from "vitest";
 import { isolated } from "./support/dev-stack";
 import { startSystem } from "./support/system";

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import { SERVICES } from "@scribe/cli/services";
+import { SERVICES } from "@scribe/cli";
 import { secretKeyProblem } from "@scribe/kit";
 
 const require = createRequire(import.meta.url);

@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { calendarCommands } from "@scribe/calendar/commands";
-import type { calendarJobs } from "@scribe/calendar/jobs";
-import type { calendarQueries } from "@scribe/calendar/queries";
-import type { Syncer } from "@scribe/calendar/sync";
+import type { calendarCommands } from "@scribe/calendar/testing";
+import type { calendarJobs } from "@scribe/calendar/testing";
+import type { calendarQueries } from "@scribe/calendar/testing";
+import type { Syncer } from "@scribe/calendar/testing";
 import { eventually } from "@scribe/kit/testing";
 import icalGen, { type ICalAttendeeData, type ICalEventData } from "ical-generator";
 import type { Client, TestSystem } from "./system";

@@ -3,7 +3,7 @@
 import type { MeetingState, TranscriptState } from "@scribe/contracts";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { attemptsOf, listDeliveries, type AttemptRecord, type DeliveryRow } from "@scribe/notifier/store";
+import { attemptsOf, listDeliveries, type AttemptRecord, type DeliveryRow } from "@scribe/notifier/testing";
 import { consumerCaughtUp, publish, transcriptState } from "./media";
 import type { TestSystem } from "./system";
 

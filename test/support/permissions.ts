@@ -4,16 +4,16 @@
 import { ANONYMOUS, type Caller } from "@scribe/contracts";
 import { connectBus, rpcCall, type Bus } from "@scribe/kit";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
-import { hashPassword } from "@scribe/gateway/auth/password-hash";
+import { hashPassword } from "@scribe/gateway";
 import { expect } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig } from "@scribe/kit";
-import { startDailySimulator, type DailySimulator } from "@scribe/simulators/daily";
+import { startDailySimulator, type DailySimulator } from "@scribe/simulators";
 import { CALENDAR_TEST_ENV } from "./calendar";
-import { startSmtpCapture } from "@scribe/simulators/smtp";
-import { startZulipSimulator } from "@scribe/simulators/zulip";
+import { startSmtpCapture } from "@scribe/simulators";
+import { startZulipSimulator } from "@scribe/simulators";
 import { startSystem, type AuthMode, type Client, type TestSystem } from "./system";
 
 export const DEPLOYMENTS = {

@@ -2,7 +2,7 @@
 // only: room → meeting → one WebM/Opus track per speaker at the speaker's start offset →
 // recording.ready-to-download webhook → meetings → recordings → transcription.
 import { eventually } from "@scribe/kit/testing";
-import type { MeetingFixture } from "@scribe/simulators/speech/synth";
+import type { MeetingFixture } from "@scribe/simulators";
 import { post, roomWithMeetings, type PlatformSystem } from "./platforms";
 import type { Client } from "./system";
 

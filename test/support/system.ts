@@ -4,9 +4,9 @@ import { DLQ_STREAM, STREAMS } from "@scribe/contracts";
 import { createScribeClient, type ScribeClient } from "@scribe/client";
 import { connectBus, startProcess, type RunningProcess } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
-import { servicesByName } from "@scribe/cli/services";
+import { servicesByName } from "@scribe/cli";
 import { SignJWT } from "jose";
-import { startIdp, type IdpSimulator } from "@scribe/simulators/idp";
+import { startIdp, type IdpSimulator } from "@scribe/simulators";
 
 export const TEST_SECRET = "test-secret-key-for-scribe-e2e-only";
 

@@ -2,7 +2,7 @@
 // chunking of long recordings (so no backend holds a whole recording in memory), and WAV I/O.
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import type { AudioInput } from "./types";
 
 export const SAMPLE_RATE = 16_000;

@@ -2,7 +2,7 @@
 // Names follow the reference where it has them (TRANSCRIPT_*, DIARIZATION_*, LLM_*); every
 // default runs offline. The README's table is generated from this schema (envTable).
 import { z } from "zod";
-import { envInt, loadConfig, type Env } from "@scribe/kit/config";
+import { envInt, loadConfig, type Env } from "@scribe/kit";
 
 const seconds = (def: number, what: string) => envInt(def, 1).describe(what);
 const optionalUrl = (what: string) =>

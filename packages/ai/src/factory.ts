@@ -1,5 +1,5 @@
 // Builds the configured backends (config.ts) behind the small interfaces the pipelines use.
-import type { Logger } from "@scribe/kit/logger";
+import type { Logger } from "@scribe/kit";
 import type { AiConfig } from "./config";
 import type { RetryPolicy } from "./http";
 import type { Diarizer, Llm, SpeechToText, Summariser } from "./types";

@@ -3,8 +3,8 @@
 // (retryable), an answer we cannot use or a refused request is `Invalid` (not retryable).
 import { Agent, fetch, type FormData, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { AppError, Unavailable } from "@scribe/kit/errors";
-import type { Logger } from "@scribe/kit/logger";
+import { AppError, Unavailable } from "@scribe/kit";
+import type { Logger } from "@scribe/kit";
 
 export interface RetryPolicy {
   /** Attempts in all (1 = no retry). */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "@scribe/kit/config";
+import { ConfigError } from "@scribe/kit";
 import { createBackends, envTable, loadAiConfig } from "../src/index";
 
 describe("model backend configuration", () => {

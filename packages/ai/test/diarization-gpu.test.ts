@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import { GpuApiDiarizer } from "../src/diarization/gpu";
 import { fakeServer, json, type FakeServer } from "./helpers";
 

@@ -1,7 +1,7 @@
 // Shared set-up for the ai tests: quiet logger, the synthesised fixtures, and tiny local HTTP fakes.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger } from "@scribe/kit/logger";
+import { createLogger } from "@scribe/kit";
 import { synthesizeMeeting, type MeetingFixture } from "../../simulators/src/speech/synth";
 import { twoSpeakerStandup } from "../../simulators/src/speech/meetings";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import { LlmParseError, OpenAiLlm, type OpenAiLlmOptions } from "../src/llm/openai";
 import { fakeServer, json, log, type FakeServer, type RecordedRequest } from "./helpers";
 

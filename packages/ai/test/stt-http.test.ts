@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import { OpenAiStt } from "../src/stt/openai";
 import { GpuApiStt } from "../src/stt/gpu";
 import { fakeServer, json, log, standupFixture, type FakeServer, type RecordedRequest } from "./helpers";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PocketsphinxStt, parsePocketsphinxTimes } from "../src/stt/pocketsphinx";
 import { chunkPcm } from "../src/audio";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import { normaliseForWer, wordErrorRate } from "../src/metrics";
 import type { Transcription } from "../src/types";
 import type { MeetingFixture } from "../../simulators/src/speech/synth";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "@scribe/kit/errors";
+import { AppError } from "@scribe/kit";
 import { OpenAiLlm } from "../src/llm/openai";
 import { LlmSummariser } from "../src/summary/llm-summariser";
 import type { SummaryContext, Word } from "../src/types";

@@ -19,3 +19,4 @@ export * from "./media-token";
 export * from "./http/addresses";
 export * from "./http/outgoing";
 export * from "./periodic";
+export { guardedDispatcher, guardedRequest, OutgoingRequestError, type GuardedRequest, type GuardedResponse } from "./http/guarded";

@@ -58,3 +58,4 @@ export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }
 }
+export * from "./testing-s3";

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readWav } from "@scribe/ai/audio";
+import { readWav } from "@scribe/ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { speechEngine, synthesizeMeeting, type MeetingScript } from "../src/speech/synth";
 

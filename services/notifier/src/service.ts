@@ -1,14 +1,14 @@
 // The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
 // webhook test and the sharing operations, and runs retention on public instances.
-import { defineService } from "@scribe/kit";
-import { guardedDispatcher } from "@scribe/kit/http/guarded";
+import { defineService, guardedDispatcher } from "@scribe/kit";
 import { EmailSender, smtpMailer } from "./channels/email";
 import { WebhookSender } from "./channels/webhook";
 import { ZulipClient, zulipConfigured } from "./channels/zulip";
 import { registerCommands } from "./commands";
 import { NotifierConfig } from "./config";
 import { registerConsumers } from "./consumers";
+import { registerDeliveryOps } from "./delivery-ops";
 import { createDispatcher } from "./dispatcher";
 import { emailConfigured } from "./domain/email";
 import { expireTranscripts, startRetentionSchedule } from "./retention";
@@ -28,6 +28,7 @@ export const notifierService = defineService({
 
     registerConsumers(rt);
     registerCommands({ rpc, bus, sql, log, config, webhooks, email, zulip });
+    registerDeliveryOps(rpc, sql);
 
     // Longer than any one attempt can take (an e-mail also reads the transcript first).
     const leaseMs = 2 * Math.max(config.WEBHOOK_TIMEOUT_MS, config.SMTP_TIMEOUT_MS + 2 * config.RPC_TIMEOUT_MS, 2 * config.ZULIP_TIMEOUT_MS) + 60_000;

@@ -1,8 +1,8 @@
 // Diarization through the reference's GPU API (behaviour §8.3): `POST /diarize?audio_file_url=…`,
 // pyannote on the service side. The service fetches the audio itself, so it needs a URL.
 import { z } from "zod";
-import { AppError } from "@scribe/kit/errors";
-import type { Logger } from "@scribe/kit/logger";
+import { AppError } from "@scribe/kit";
+import type { Logger } from "@scribe/kit";
 import { resolveAudio } from "../audio";
 import { bearer, joinUrl, requestJson, type RetryPolicy } from "../http";
 import type { AudioInput, DiarizationSegment, Diarizer } from "../types";

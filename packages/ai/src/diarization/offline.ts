@@ -1,7 +1,7 @@
 // Offline diarization: cepstral features from ffmpeg-decoded PCM, window embeddings clustered by
 // average linkage (the merge threshold estimates how many people spoke), then a Viterbi pass with
 // one Gaussian per speaker places the turn boundaries at frame (10 ms) precision.
-import type { Logger } from "@scribe/kit/logger";
+import type { Logger } from "@scribe/kit";
 import { decodePcm, resolveAudio } from "../audio";
 import type { AudioInput, DiarizationSegment, Diarizer } from "../types";
 import { DEFAULT_FEATURES, FeatureExtractor, type Features } from "./features";

@@ -2,8 +2,8 @@
 // for with a JSON schema, validated with zod, and corrected by feeding the errors back; plain-text
 // answers summarised in parts when the texts exceed the context window (behaviour §8.6).
 import { z } from "zod";
-import { AppError } from "@scribe/kit/errors";
-import type { Logger } from "@scribe/kit/logger";
+import { AppError } from "@scribe/kit";
+import type { Logger } from "@scribe/kit";
 import { bearer, joinUrl, requestJson, type RetryPolicy } from "../http";
 import type { Llm, LlmCallOptions } from "../types";
 

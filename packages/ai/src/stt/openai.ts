@@ -2,7 +2,7 @@
 // self-hosted Whisper servers): 16 kHz WAV chunks uploaded one by one, word timestamps requested.
 import { FormData } from "undici";
 import { z } from "zod";
-import type { Logger } from "@scribe/kit/logger";
+import type { Logger } from "@scribe/kit";
 import { chunkPcm, decodePcm, resolveAudio, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
 import { bearer, joinUrl, requestJson, type RetryPolicy } from "../http";
 import type { AudioInput, SpeechToText, SttWord, TranscribeOptions, Transcription } from "../types";

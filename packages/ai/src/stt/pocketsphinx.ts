@@ -1,7 +1,7 @@
 // Offline speech-to-text: pocketsphinx 0.8 (Debian `pocketsphinx` + `pocketsphinx-en-us`) run on
 // silence-aligned 16 kHz chunks streamed from ffmpeg, so long recordings never sit in memory.
-import { AppError } from "@scribe/kit/errors";
-import type { Logger } from "@scribe/kit/logger";
+import { AppError } from "@scribe/kit";
+import type { Logger } from "@scribe/kit";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

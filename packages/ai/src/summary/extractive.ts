@@ -1,7 +1,7 @@
 // Offline summariser: deterministic and model-free. Titles are key phrases (runs of content words
 // scored by frequency), summaries are the best-scoring sentences, and decisions and next steps come
 // from rules over what people say ("we decided to …", "Alice will …", "let's …", "action item …").
-import type { Logger } from "@scribe/kit/logger";
+import type { Logger } from "@scribe/kit";
 import type { ActionItems, Decision, MeetingSummary, NextStep, Participant, SubjectSummary, Summariser, SummaryContext, SummaryInput, TopicSummary, Word } from "../types";
 import { computeMaxSubjects } from "./chunking";
 import { longSummaryMarkdown } from "./markdown";

@@ -2,8 +2,8 @@
 // title and summary per chunk, the meeting title, subjects, per-subject paragraphs, the recap and
 // the action items, each prompt told who the participants are and which language to write in.
 import { z } from "zod";
-import { isAppError } from "@scribe/kit/errors";
-import type { Logger } from "@scribe/kit/logger";
+import { isAppError } from "@scribe/kit";
+import type { Logger } from "@scribe/kit";
 import type { ActionItems, Llm, MeetingSummary, SubjectSummary, Summariser, SummaryContext, SummaryInput, TopicSummary, Word } from "../types";
 import { computeMaxSubjects } from "./chunking";
 import {

@@ -2,7 +2,7 @@
 // has the Daily simulator hold a three-person stand-up with synthesised voices, waits for the
 // transcript while printing its status, then prints its title, summary, action items, URL and first
 // lines. Each step is its own function so tests can run them one by one.
-import type { MeetingScript } from "@scribe/simulators/speech/synth";
+import type { MeetingScript } from "@scribe/simulators";
 import type { CliCommand } from "../command";
 import { DEV_DEFAULTS } from "./dev";
 
@@ -201,7 +201,7 @@ export function renderTranscript(t: DemoTranscript, firstLines = 8): string {
 
 /** The whole demo; resolves with the finished transcript (also printed). */
 export async function runDemo(opts: DemoOptions): Promise<DemoTranscript> {
-  const { demoStandup } = await import("@scribe/simulators/speech/meetings");
+  const { demoStandup } = await import("@scribe/simulators");
   const session = await signIn(opts);
   const meeting = await createMeeting(session);
   await holdMeeting(session, meeting, opts.script ?? demoStandup);

@@ -3,8 +3,8 @@
 // admin, local storage. `deploy/dev-up.sh` runs it; `scribe demo` plays a meeting against it.
 import { randomBytes } from "node:crypto";
 import { StorageConfig, loadConfig, startProcess, type Env, type RunningProcess } from "@scribe/kit";
-import type { DailySimulator } from "@scribe/simulators/daily";
-import type { WherebySimulator } from "@scribe/simulators/whereby";
+import type { DailySimulator } from "@scribe/simulators";
+import type { WherebySimulator } from "@scribe/simulators";
 import type { CliCommand } from "../command";
 import { servicesByName } from "../services";
 
@@ -58,9 +58,9 @@ async function listening<T>(what: string, envName: string, p: number, start: () 
 export async function startDevStack(env: Env, services: string[] = []): Promise<DevStack> {
   const defs = servicesByName(services);
   // Loaded lazily: production images run `scribe up` and never need the simulators.
-  const { startDailySimulator } = await import("@scribe/simulators/daily");
-  const { startWherebySimulator } = await import("@scribe/simulators/whereby");
-  const { platformEnv } = await import("@scribe/simulators/platform-env");
+  const { startDailySimulator } = await import("@scribe/simulators");
+  const { startWherebySimulator } = await import("@scribe/simulators");
+  const { platformEnv } = await import("@scribe/simulators");
   const given = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
   const auth = given.AUTH_BACKEND ?? "password";
   const makesAdmin = auth === "password" && !given.ADMIN_EMAIL && !given.ADMIN_PASSWORD_HASH && !given.ADMIN_PASSWORD;

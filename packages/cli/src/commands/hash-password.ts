@@ -1,7 +1,7 @@
 // `scribe hash-password`: prints an ADMIN_PASSWORD_HASH for the password read from stdin (not from
 // the command line, where it would land in the shell history and the process list).
 import type { CliCommand } from "../command";
-import { hashPassword } from "@scribe/gateway/auth/password-hash";
+import { hashPassword } from "@scribe/gateway";
 
 export async function hashPasswordCommand(stdin: NodeJS.ReadableStream): Promise<string> {
   let raw = "";

@@ -17,7 +17,7 @@ import {
   type Env,
   type Sql,
 } from "@scribe/kit";
-import { rebuildReadModel, type RebuildProgress, type RebuildReport } from "@scribe/projection/replay";
+import { rebuildReadModel, type RebuildProgress, type RebuildReport } from "@scribe/projection";
 
 export const REPLAY_USAGE = `  replay read-model    rebuild the transcript read model from the streams into shadow tables and
                        swap them in atomically (readers keep being served; the projection pauses

@@ -1,10 +1,9 @@
-// `scribe webhooks list|show|redeliver`: outgoing transcript.completed deliveries in the notifier's
-// schema. Redelivery only writes Postgres (and NOTIFYs): the running notifier's dispatcher sends it.
+// `scribe webhooks list|show|redeliver`: outgoing transcript.completed deliveries, asked of the
+// notifier over request/reply (it must be running); its dispatcher sends a redelivery.
 import type { CliCommand } from "../command";
 import { parseArgs } from "node:util";
-import { DeliveryStatus } from "@scribe/contracts";
-import { BaseConfig, connectDb, loadConfig, type Env, type Sql } from "@scribe/kit";
-import { attemptsOf, deliveryById, listDeliveries, redeliver, type DeliveryRow } from "@scribe/notifier/store";
+import { DeliveryStatus, INTERNAL_CALLER, notifierOps, type DeliverySummary } from "@scribe/contracts";
+import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
 
 export const WEBHOOKS_USAGE = `usage: scribe webhooks <list|show|redeliver> [options]
 
@@ -15,17 +14,17 @@ export const WEBHOOKS_USAGE = `usage: scribe webhooks <list|show|redeliver> [opt
   --json   print JSON instead of text
 `;
 
-const iso = (d: Date | null) => (d ? d.toISOString() : "-");
+const iso = (d: string | null) => d ?? "-";
 const oneLine = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s).replace(/\s*\n\s*/g, " ");
 
-function summaryLine(d: DeliveryRow): string {
+function summaryLine(d: DeliverySummary): string {
   const last = d.last_status_code !== null ? `last=${d.last_status_code}` : d.last_error ? `last=${oneLine(d.last_error)}` : "last=-";
   const next = d.status === "pending" ? `  next=${iso(d.next_attempt_at)}` : "";
   return `${d.id}  ${d.status}  room=${d.room_id ?? "-"}  transcript=${d.transcript_id}  run=${d.run_id ?? "-"}  attempts=${d.attempts}  ${last}${next}  created=${iso(d.created_at)}`;
 }
 
 /** Returns the exit code: 0 done, 1 not found, 64 usage error. */
-export async function webhooksCommand(argv: string[], env: Env, out: (line: string) => void = console.log, opts: { now?: Date } = {}): Promise<number> {
+export async function webhooksCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -64,35 +63,43 @@ export async function webhooksCommand(argv: string[], env: Env, out: (line: stri
     return 64;
   }
   const config = loadConfig(BaseConfig, env);
-  const sql: Sql = connectDb(config.DATABASE_URL, { schema: "notifier", max: 1, applicationName: "scribe-cli" });
+  const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: "scribe-cli" });
+  const rpcOpts = { timeoutMs: config.RPC_TIMEOUT_MS };
+  const caller = INTERNAL_CALLER;
   const print = (v: unknown, text: () => string[]) => (values.json ? out(JSON.stringify(v, null, 2)) : text().forEach((l) => out(l)));
   try {
     if (action === "list") {
-      const rows = await listDeliveries(sql, { channel: "webhook", roomId: values.room, status: status?.data, limit });
+      const rows = await rpcCall(bus, notifierOps.listDeliveries, { caller, channel: "webhook", room_id: values.room, status: status?.data, limit }, rpcOpts);
       print(rows, () => (rows.length ? rows.map(summaryLine) : ["no webhook deliveries"]));
       return 0;
     }
-    const delivery = await deliveryById(sql, id!);
-    if (!delivery || delivery.channel !== "webhook") {
+    const delivery = await rpcCall(bus, notifierOps.getDelivery, { caller, id: id! }, rpcOpts);
+    if (delivery.channel !== "webhook") {
       out(`no webhook delivery ${id}`);
       return 1;
     }
     if (action === "show") {
-      const attempts = await attemptsOf(sql, delivery.id);
-      print({ ...delivery, attempts }, () => [
-        summaryLine(delivery),
+      const { attempt_log: attempts, ...summary } = delivery;
+      print({ ...summary, attempts }, () => [
+        summaryLine(summary),
         ...attempts.map(
           (a) =>
-            `  #${a.attempt}  ${iso(a.started_at)}  ${a.outcome}  ${a.status_code ?? "-"}  ${a.duration_ms} ms  event=${a.event_id ?? "-"}${a.error ? `  error: ${oneLine(a.error)}` : ""}${a.response_excerpt ? `  response: ${oneLine(a.response_excerpt)}` : ""}`,
+            `  #${a.attempt}  ${a.started_at}  ${a.outcome}  ${a.status_code ?? "-"}  ${a.duration_ms} ms  event=${a.event_id ?? "-"}${a.error ? `  error: ${oneLine(a.error)}` : ""}${a.response_excerpt ? `  response: ${oneLine(a.response_excerpt)}` : ""}`,
         ),
       ]);
       return 0;
     }
-    await redeliver(sql, delivery.id, opts.now ?? new Date());
+    await rpcCall(bus, notifierOps.redeliver, { caller, id: delivery.id }, rpcOpts);
     print({ id: delivery.id, redelivered: true }, () => [`redelivering ${delivery.id} (the notifier sends it now)`]);
     return 0;
+  } catch (e) {
+    if (isAppError(e) && e.status === 404) {
+      out(`no webhook delivery ${id}`);
+      return 1;
+    }
+    throw e;
   } finally {
-    await sql.end({ timeout: 5 });
+    await bus.close();
   }
 }
 

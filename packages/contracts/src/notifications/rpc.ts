@@ -1,10 +1,47 @@
 // Request/reply operations of the notifier service (`rpc.notifier.*`): the config flags, the webhook
-// test, sharing a transcript by e-mail or to the team chat, and the team-chat directory.
+// test, sharing a transcript by e-mail or to the team chat, the team-chat directory, and the operators'
+// view of outgoing deliveries (`scribe webhooks`).
 import { z } from "@hono/zod-openapi";
-import { ConfigResponse, Stream, Topic } from "./api";
+import { ConfigResponse, DeliveryChannel, DeliveryStatus, Stream, Topic } from "./api";
 import { WebhookTestResult } from "../rooms/api";
 import { defineOp, withCaller } from "../common/rpc";
 import { SendEmailResponse } from "../transcripts/api";
+
+const Timestamp = z.iso.datetime({ offset: true });
+
+/** One outgoing delivery as operators see it (the dispatcher's lease stays inside the notifier). */
+export const DeliverySummary = z.object({
+  id: z.string(),
+  channel: DeliveryChannel,
+  kind: z.string(),
+  transcript_id: z.string(),
+  room_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  target: z.unknown(),
+  payload: z.unknown(),
+  status: DeliveryStatus,
+  attempts: z.number().int(),
+  round_attempts: z.number().int(),
+  next_attempt_at: Timestamp.nullable(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  finished_at: Timestamp.nullable(),
+});
+export type DeliverySummary = z.infer<typeof DeliverySummary>;
+
+export const DeliveryAttempt = z.object({
+  attempt: z.number().int(),
+  event_id: z.string().nullable(),
+  started_at: Timestamp,
+  duration_ms: z.number().int(),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  response_excerpt: z.string().nullable(),
+  outcome: z.enum(["delivered", "retry", "failed", "gave_up", "cancelled"]),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 
 /** The longest the webhook test can take (its own timeout plus the room lookup), for callers' deadlines. */
 export const WEBHOOK_TEST_RPC_TIMEOUT_MS = 30_000;
@@ -26,4 +63,23 @@ export const notifierOps = {
   ),
   zulipStreams: defineOp("notifier.zulip_streams", withCaller({}), z.array(Stream)),
   zulipTopics: defineOp("notifier.zulip_topics", withCaller({ stream_id: z.number().int() }), z.array(Topic)),
+  /** Operators only (caller.via "internal"): deliveries, newest first. */
+  listDeliveries: defineOp(
+    "notifier.list_deliveries",
+    withCaller({
+      channel: DeliveryChannel.optional(),
+      room_id: z.string().optional(),
+      status: DeliveryStatus.optional(),
+      limit: z.number().int().min(1).max(1000).default(50),
+    }),
+    z.array(DeliverySummary),
+  ),
+  /** Operators only: one delivery with every attempt; 404 when unknown. */
+  getDelivery: defineOp(
+    "notifier.get_delivery",
+    withCaller({ id: z.string() }),
+    DeliverySummary.extend({ attempt_log: z.array(DeliveryAttempt) }),
+  ),
+  /** Operators only: due again now with a new retry round, same delivery id; 404 when unknown. */
+  redeliver: defineOp("notifier.redeliver", withCaller({ id: z.string() }), z.object({ id: z.string(), redelivered: z.literal(true) })),
 } as const;

@@ -3,7 +3,7 @@
 // SSRF-guarded dispatcher with a deadline.
 import { randomUUID } from "node:crypto";
 import { WebhookPayloadBody, type WebhookTestResult } from "@scribe/contracts";
-import { guardedRequest, OutgoingRequestError, type GuardedResponse } from "@scribe/kit/http/guarded";
+import { guardedRequest, OutgoingRequestError, type GuardedResponse } from "@scribe/kit";
 import type { Dispatcher } from "undici";
 import type { RoomCopy } from "../domain/notifications";
 import { httpVerdict } from "../domain/retry";

@@ -6,7 +6,7 @@ import type { SpeechToText, Summariser } from "@scribe/ai";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelPipeline } from "../../src/pipelines/index";
-import type { MeetingFixture } from "@scribe/simulators/speech/synth";
+import type { MeetingFixture } from "@scribe/simulators";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
 import { syncMeeting } from "./support/meeting";
 

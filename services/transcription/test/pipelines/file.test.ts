@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { transcriptKeys } from "@scribe/contracts";
 import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MeetingFixture } from "@scribe/simulators/speech/synth";
+import type { MeetingFixture } from "@scribe/simulators";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
 import { syncMeeting, writeSilence } from "./support/meeting";
 

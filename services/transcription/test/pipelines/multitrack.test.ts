@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { transcriptKeys } from "@scribe/contracts";
 import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MeetingFixture } from "@scribe/simulators/speech/synth";
+import type { MeetingFixture } from "@scribe/simulators";
 import { HEAVY, pipelineEnv, pipelineInput, type PipelineEnv } from "./support/env";
 import { PLATFORM_BUCKET, syncMeeting, uploadTracks, writeSilence } from "./support/meeting";
 
