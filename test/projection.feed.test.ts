@@ -170,6 +170,21 @@ describe("change feed", () => {
   });
 });
 
+describe("deletions in the change feed", () => {
+  it("show a deleted transcript's id, change_seq and deleted_at, and nothing it held", async () => {
+    const checkpoint = await checkpointNow();
+    const t = newTranscript({ user_id: OWNER.userId, name: "Board meeting", title: "Layoffs", short_summary: "Who goes", long_summary: "The list" });
+    await write(sql, t, { lockFirst: true });
+    const deletedAt = new Date().toISOString();
+    await write(sql, { ...t, version: 2, deleted_at: deletedAt }, { lockFirst: true });
+    const page = await rpcCall(tw.bus, projectionOps.list, { caller: OWNER, sort_by: "change_seq", change_seq_from: checkpoint, size: 100 });
+    const item = page.items.find((i) => i.id === t.id)!;
+    expect(item.deleted_at).toBeTruthy();
+    expect(JSON.stringify(item)).not.toMatch(/Board meeting|Layoffs|Who goes|The list|ingester/);
+    expect(item).toMatchObject({ id: t.id, change_seq: expect.any(Number), name: "", title: null, short_summary: null, long_summary: null, user_id: null });
+  });
+});
+
 describe("read-your-writes", () => {
   it("answers once the model holds the version, and says so when it times out", async () => {
     const t = await tw.create({ user_id: OWNER.userId });

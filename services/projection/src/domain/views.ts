@@ -32,8 +32,42 @@ export function minimalView(row: MinimalRow, opts: { feed: boolean }): GetTransc
     has_cloud_video: false,
     cloud_video_duration: null,
   };
-  if (opts.feed) view.deleted_at = row.deleted_at ? isoformatUtc(row.deleted_at) : null;
-  return view;
+  if (!opts.feed) return view;
+  if (row.deleted_at) return deletionView(view, isoformatUtc(row.deleted_at));
+  return { ...view, deleted_at: null };
+}
+
+/**
+ * A deleted transcript in the change feed says that it was deleted and nothing of what it held
+ * (issue 15.11): id, change_seq and deleted_at; the other fields the item's schema requires are
+ * empty (no name, title, summaries, owner, room or meeting).
+ */
+function deletionView(view: GetTranscriptMinimal, deletedAt: string): GetTranscriptMinimal {
+  return {
+    id: view.id,
+    change_seq: view.change_seq,
+    deleted_at: deletedAt,
+    user_id: null,
+    name: "",
+    status: view.status,
+    locked: false,
+    duration: 0,
+    title: null,
+    short_summary: null,
+    long_summary: null,
+    created_at: deletedAt,
+    share_mode: "private",
+    source_language: null,
+    target_language: null,
+    reviewed: false,
+    meeting_id: null,
+    source_kind: view.source_kind,
+    room_id: null,
+    room_name: null,
+    audio_deleted: null,
+    has_cloud_video: false,
+    cloud_video_duration: null,
+  };
 }
 
 /** Participants of the single GET: `email` of a linked user needs the gateway's users (not yet): null. */
