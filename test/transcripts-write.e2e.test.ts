@@ -97,6 +97,20 @@ describe("PATCH /v1/transcripts/{id}", () => {
     expect(read).toEqual([{ id: pid, name: "Ann", speaker: 0 }]);
   });
 
+  it("links a participant only to the caller, never to another user whose e-mail it would reveal", async () => {
+    const now = new Date();
+    await sql`insert into gateway.users (id, provider_uid, email, email_verified, created_at, updated_at)
+      values ('victim', 'idp|victim', 'victim@example.org', true, ${now}, ${now}) on conflict do nothing`;
+    const t = await create(alice);
+    const res = await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }, { name: "V", speaker: 1, user_id: "victim" }] }));
+    expect(res.status).toBe(422);
+    expect((await res.json()).detail).toEqual([expect.objectContaining({ loc: ["body", "participants", 1, "user_id"] })]);
+    const read = await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200);
+    expect(JSON.stringify(read)).not.toContain("victim@example.org");
+    const linked = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }] })), 200);
+    expect(linked.participants).toEqual([expect.objectContaining({ name: "Me", user_id: "alice" })]);
+  });
+
   it("refuses null on non-nullable fields (422 naming the field)", async () => {
     const t = await create(alice);
     const res = await alice(`/v1/transcripts/${t.id}`, send("PATCH", { name: null }));

@@ -2,7 +2,7 @@
 // the change and its events in one transaction with the row locked.
 import { randomUUID } from "node:crypto";
 import { makeEvent, transcriptionOps, type Caller } from "@scribe/contracts";
-import { BadRequest, NotFound, emit, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
+import { BadRequest, Invalid, NotFound, emit, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
 import { NOT_FOUND, assertEdit, assertOwner, assertRead, decide } from "./access";
 import { SOURCE, persist, persistNew } from "./changes";
 import {
@@ -16,6 +16,7 @@ import {
   updateParticipant,
   type Aggregate,
 } from "./domain/transcript";
+import { refusedUserLinks } from "./domain/participant-links";
 import { destroyTranscript } from "./destroy";
 import { startProcessing } from "./processing";
 import { loadTranscript } from "./store";
@@ -55,6 +56,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
     sql.begin(async (tx) => {
       const a = await readable(tx, id, caller);
       assertOwner(a.state, caller);
+      const refused = refusedUserLinks(a.state.participants, patch.participants ?? [], caller.userId);
+      if (refused.length > 0) throw Invalid(refused);
       const { aggregate } = await persist(tx, a, { ...a, state: applyApiPatch(a.state, patch, randomUUID) });
       return aggregate.state;
     }),
