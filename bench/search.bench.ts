@@ -76,7 +76,8 @@ export async function seed(sql: Sql, vocab: string[]): Promise<void> {
         reviewed: false,
         audio_location: "storage",
         user_id: `user-${g % 1000}`,
-        share_mode: "private",
+        // Public: what an anonymous caller of a PUBLIC_MODE instance searches.
+        share_mode: "public",
         source_kind: "room",
         room_id: `room-${g % 500}`,
         room_name: `room name ${g % 500}`,
@@ -118,8 +119,8 @@ export default async function bench(): Promise<void> {
       `${vocab[1999]} OR ${vocab[4999]}`,
       "",
     ];
-    const everything: ListingScope & { kind: "everything" } = { kind: "everything" };
-    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: everything, roomId: null, limit: 20, offset: 0 });
+    const anonymous: ListingScope = { kind: "ownerless_public_or_shared_rooms" };
+    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: anonymous, roomId: null, limit: 20, offset: 0 });
     const viaService = (q: string) => rpcCall(bus, searchOps.search, { caller: ANONYMOUS, q, limit: 20, offset: 0 }, { timeoutMs: 60_000 });
     for (const q of queries) {
       await raw(q);

@@ -31,7 +31,7 @@ beforeAll(async () => {
   sys = await startSystem({
     label: "email",
     services: ["rooms", "projection", "notifier", "gateway"],
-    env: { ...smtp.env, UI_BASE_URL: UI, NOTIFIER_DISPATCH_INTERVAL_MS: "0" },
+    env: { ...smtp.env, UI_BASE_URL: UI, NOTIFIER_DISPATCH_INTERVAL_MS: "0", EMAIL_SHARE_PER_USER_PER_HOUR: "6", EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR: "4" },
   });
   db = notifierDb(sys);
   deliverDue = notifierHooks(sys).deliverDue;
@@ -78,7 +78,7 @@ describe("sharing a transcript by e-mail", () => {
   });
 
   it("sends the reference's e-mail; a public transcript's includes the link", async () => {
-    expect(await share(null, publicId, "reader@example.com")).toEqual({ status: 200, body: { sent: 1 } });
+    expect(await share("bob", publicId, "reader@example.com")).toEqual({ status: 200, body: { sent: 1 } });
     const [mail] = smtp.to("reader@example.com");
     expect(mail!.from).toBe("transcripts@scribe.example.com");
     expect(mail!.parsed.subject).toBe("Reflector: Weekly Standup");
@@ -103,9 +103,51 @@ describe("sharing a transcript by e-mail", () => {
   it("only what the caller may read: private → 403, unknown → 404, nothing sent", async () => {
     const before = smtp.mails.length;
     expect(await share("bob", privateId, "x@example.com")).toEqual({ status: 403, body: { detail: "Transcript access denied" } });
-    expect(await share(null, semiId, "x@example.com")).toEqual({ status: 403, body: { detail: "Transcript access denied" } });
     expect(await share("alice", randomUUID(), "x@example.com")).toEqual({ status: 404, body: { detail: "Transcript not found" } });
     expect(smtp.mails.length).toBe(before);
+  });
+
+  it("needs a signed-in caller, even for a public transcript (no open relay)", async () => {
+    const before = smtp.mails.length;
+    expect(await share(null, publicId, "x@example.com")).toEqual({ status: 401, body: { detail: "Not authenticated" } });
+    expect(smtp.mails.length).toBe(before);
+  });
+
+  it("sends one e-mail per recipient, up to EMAIL_SHARE_MAX_RECIPIENTS plain addresses", async () => {
+    const id = randomUUID();
+    await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", share_mode: "public" }));
+    await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    expect(await share("carol", id, "one@example.com; two@example.com")).toEqual({ status: 200, body: { sent: 2 } });
+    expect(smtp.to("one@example.com").map((m) => m.to)).toEqual([["one@example.com"]]);
+    expect(smtp.to("two@example.com").map((m) => m.to)).toEqual([["two@example.com"]]);
+    const before = smtp.mails.length;
+    for (const bad of ["a@example.com, b@example.com, c@example.com, d@example.com", "Someone <x@example.com>", "not an address", ""]) {
+      const refused = await share("carol", id, bad);
+      expect(refused.status, bad).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(["body", "email"]);
+    }
+    expect(smtp.mails.length).toBe(before);
+  });
+
+  it("limits e-mails per transcript and per user per hour: 429 with Retry-After", async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids) await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", share_mode: "public" }));
+    for (const id of ids) await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    const [shared, a, b, c] = ids as [string, string, string, string];
+    // Per transcript (4 an hour), whoever sends.
+    expect((await share("dora", shared, "r1@example.com, r2@example.com")).body).toEqual({ sent: 2 });
+    expect((await share("erin", shared, "r3@example.com, r4@example.com")).body).toEqual({ sent: 2 });
+    const perTranscript = await sys.as("finn")(`/v1/transcripts/${shared}/email`, { method: "POST", body: JSON.stringify({ email: "r5@example.com" }) });
+    expect(perTranscript.status).toBe(429);
+    expect(Number(perTranscript.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(smtp.to("r5@example.com")).toEqual([]);
+    // Per user (6 an hour), whatever the transcript.
+    expect((await share("gus", a, "g1@example.com, g2@example.com, g3@example.com")).body).toEqual({ sent: 3 });
+    expect((await share("gus", b, "g4@example.com, g5@example.com, g6@example.com")).body).toEqual({ sent: 3 });
+    const perUser = await sys.as("gus")(`/v1/transcripts/${c}/email`, { method: "POST", body: JSON.stringify({ email: "g7@example.com" }) });
+    expect(perUser.status).toBe(429);
+    expect(perUser.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(smtp.to("g7@example.com")).toEqual([]);
   });
 
   it("a refused address answers sent: 0 and is recorded", async () => {

@@ -695,16 +695,16 @@ const ROWS: Row[] = [
   row(O.uploadPrivate, NONE, everyone(403)),
 
   // Transcript reads (READ: api.md §0.6). Lists: own transcripts (and shared rooms'); anonymous
-  // callers in PUBLIC_MODE see every transcript (the reference's rule, kept).
+  // callers in PUBLIC_MODE see ownerless and public transcripts (the reference shows every one).
   row(O.listTranscripts, USERS_PRIVATE, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], 401)),
-  row(O.listTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("private", "public", "anonymous")])),
+  row(O.listTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")])),
   row(O.searchTranscripts, USERS_PRIVATE, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], 401)),
-  row(O.searchTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("private", "public", "anonymous")])),
+  row(O.searchTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")])),
   // AUTH_BACKEND=none never answers 401 here, but what is listed still follows PUBLIC_MODE (§7.5).
   row(O.listTranscripts, ["none"], everyone([200, showsTranscripts()])),
-  row(O.listTranscripts, ["none+public"], everyone([200, showsTranscripts("private", "public", "anonymous")])),
+  row(O.listTranscripts, ["none+public"], everyone([200, showsTranscripts("public", "anonymous")])),
   row(O.searchTranscripts, ["none"], everyone([200, showsTranscripts()])),
-  row(O.searchTranscripts, ["none+public"], everyone([200, showsTranscripts("private", "public", "anonymous")])),
+  row(O.searchTranscripts, ["none+public"], everyone([200, showsTranscripts("public", "anonymous")])),
   row(O.getPrivateTranscript, USERS, ownerVsOthers(200, 403)),
   row(O.getPrivateTranscript, NONE, everyone(403)),
   row(O.getPublicTranscript, ALL, everyone(200)),
@@ -765,10 +765,13 @@ const ROWS: Row[] = [
   row(O.testWebhook, NONE, everyone(401)),
   row(O.testWebhookMissing, USERS, usersVsAnon(404, 401)),
   row(O.testWebhookMissing, NONE, everyone(401)),
-  row(O.emailPrivate, USERS, ownerVsOthers([200, sentOne], 403)),
-  row(O.emailPrivate, NONE, everyone(403)),
-  row(O.emailPublic, ALL, everyone([200, sentOne])),
-  row(O.emailAnonymous, ALL, everyone([200, sentOne])),
+  // Mail on request needs a signed-in reader (no anonymous relay; issue 15.8).
+  row(O.emailPrivate, USERS, ownerVsOthers([200, sentOne], 403, 401)),
+  row(O.emailPrivate, NONE, everyone(401)),
+  row(O.emailPublic, USERS, usersVsAnon([200, sentOne], 401)),
+  row(O.emailPublic, NONE, everyone(401)),
+  row(O.emailAnonymous, USERS, usersVsAnon([200, sentOne], 401)),
+  row(O.emailAnonymous, NONE, everyone(401)),
   row(O.zulipPrivate, USERS, ownerVsOthers([200, isNull], 403, 401)),
   row(O.zulipPrivate, NONE, everyone(401)),
   row(O.zulipPublic, USERS, usersVsAnon([200, isNull], 401)),

@@ -1,5 +1,6 @@
-// PUBLIC_MODE: anonymous callers may list and search, and see every non-deleted transcript there (the
-// reference's rule, kept deliberately); reading one transcript still follows its share mode.
+// PUBLIC_MODE: anonymous callers may list and search, and see ownerless and public transcripts there
+// (the reference shows them every user's private ones; issue 15.10); reading one transcript still
+// follows its share mode.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter } from "./support/transcripts";
@@ -16,6 +17,8 @@ beforeAll(async () => {
     await tw.applied(t[key]!);
   };
   await mk("alicePrivate", { user_id: "alice", share_mode: "private" });
+  await mk("aliceSemi", { user_id: "alice", share_mode: "semi-private" });
+  await mk("alicePublic", { user_id: "alice", share_mode: "public" });
   await mk("ownerless", { user_id: null });
   await mk("deleted", { user_id: "alice", deleted_at: new Date().toISOString() });
 });
@@ -25,18 +28,19 @@ afterAll(async () => {
 });
 
 describe("PUBLIC_MODE", () => {
-  it("lets anonymous callers list every non-deleted transcript", async () => {
+  it("lets anonymous callers list ownerless and public transcripts, not users' private ones", async () => {
     const res = await sys.as(null)("/v1/transcripts");
     expect(res.status).toBe(200);
     const ids = (await res.json()).items.map((i: { id: string }) => i.id);
-    expect(ids.sort()).toEqual([t.alicePrivate, t.ownerless].sort());
+    expect(ids.sort()).toEqual([t.alicePublic, t.ownerless].sort());
   });
 
-  it("lets anonymous callers search every non-deleted transcript", async () => {
+  it("lets anonymous callers search ownerless and public transcripts only", async () => {
     const res = await sys.as(null)("/v1/transcripts/search?q=pangolin");
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.total).toBe(2);
+    expect(body.results.map((r: { id: string }) => r.id).sort()).toEqual([t.alicePublic, t.ownerless].sort());
   });
 
   it("still answers 403 to an anonymous read of a private transcript, and reads ownerless ones", async () => {

@@ -26,19 +26,22 @@ const DEFAULT_STATUS: Record<ErrorKind, number> = {
 /** `detail` is the wire body's detail: a message, or FastAPI-style validation errors. */
 export class AppError extends Error {
   readonly status: number;
+  /** For 429 and 503: when to try again (the gateway sends it as Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     readonly kind: ErrorKind,
     readonly detail: string | ValidationError[],
-    opts: { status?: number; cause?: unknown } = {},
+    opts: { status?: number; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(typeof detail === "string" ? detail : detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; "), {
       cause: opts.cause,
     });
     this.name = kind;
     this.status = opts.status ?? DEFAULT_STATUS[kind];
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
   toJSON(): SerializedError {
-    return { kind: this.kind, status: this.status, detail: this.detail };
+    return { kind: this.kind, status: this.status, detail: this.detail, ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}) };
   }
 }
 
@@ -46,6 +49,7 @@ export interface SerializedError {
   kind: ErrorKind;
   status: number;
   detail: string | ValidationError[];
+  retry_after_seconds?: number;
 }
 
 export const NotFound = (detail: string) => new AppError("NotFound", detail);

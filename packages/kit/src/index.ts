@@ -1,6 +1,7 @@
 export * from "./errors";
 export * from "./config";
 export * from "./secret-key";
+export * from "./quota";
 export * from "./logger";
 export * from "./db";
 export * from "./migrate";

@@ -44,6 +44,8 @@ export const GatewayConfig = z.object({
   WEBHOOK_MAX_BODY_BYTES: envInt(65_536, 1024).describe("largest body of an incoming video-platform webhook (/v1/daily/webhook, /v1/whereby)"),
   UPLOAD_MAX_CHUNKS: SharedSettings.UPLOAD_MAX_CHUNKS,
   UPLOAD_MAX_CHUNK_BYTES: SharedSettings.UPLOAD_MAX_CHUNK_BYTES,
+  ANONYMOUS_UPLOADS_PER_HOUR: envInt(10, 1).describe("PUBLIC_MODE: uploads an anonymous client address may start per hour; 429 past it"),
+  ANONYMOUS_UPLOAD_BYTES_PER_HOUR: envInt(2 * 1024 ** 3, 1).describe("PUBLIC_MODE: bytes an anonymous client address may upload per hour; 429 once reached"),
 
   AUTH_JWT_JWKS_URL: z
     .url({ protocol: /^https?$/ })

@@ -1,7 +1,7 @@
 // The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
 // and talks to services over request/reply only.
 import { serve, type ServerType } from "@hono/node-server";
-import { ConfigError, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
+import { ConfigError, QUOTA_MIGRATIONS, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
@@ -12,6 +12,7 @@ import { Realtime } from "./realtime/server";
 export const gatewayService = defineService({
   name: "gateway",
   config: GatewayConfig,
+  sharedMigrations: [QUOTA_MIGRATIONS],
   async start({ bus, sql, config, log, onStop, addReadinessCheck }) {
     const problems = [...authConfigProblems(config), ...[secretKeyProblem(config.SECRET_KEY)].filter((p) => p !== null)];
     if (problems.length) throw new ConfigError(problems);

@@ -3,7 +3,7 @@
 // rooms service's answer, transcripts by the read model's READ rule (projection.get with the caller).
 import { randomUUID } from "node:crypto";
 import { notifierOps, projectionOps, roomsOps, type Caller } from "@scribe/contracts";
-import { AppError, BadRequest, Forbidden, isAppError, rpcCall, type Bus, type Logger, type RpcServer, type Sql } from "@scribe/kit";
+import { AppError, BadRequest, Forbidden, Invalid, Unauthorized, consumeQuotas, isAppError, quotaExceeded, rpcCall, type Bus, type Logger, type RpcServer, type Sql } from "@scribe/kit";
 import { postOrUpdate } from "./channels/chat";
 import { emailContent, MailError, type EmailSender } from "./channels/email";
 import type { AttemptResult } from "./channels/types";
@@ -11,6 +11,7 @@ import { excerpt } from "./channels/types";
 import type { WebhookSender } from "./channels/webhook";
 import { ZulipError, type ZulipClient } from "./channels/zulip";
 import type { NotifierConfig } from "./config";
+import { shareRecipients } from "./domain/share-recipients";
 import { zulipMessage } from "./domain/zulip";
 import { notifierMetrics } from "./metrics";
 import { insertFinishedDelivery, type AttemptRecord } from "./store";
@@ -57,23 +58,45 @@ export function registerCommands(deps: CommandDeps): void {
   rpc.handle(notifierOps.sendEmail, async ({ caller, transcript_id, email }) => {
     // "Email not configured" comes before any access check (reference).
     if (!deps.email) throw BadRequest("Email not configured");
+    // Sending mail on request is for signed-in readers: anonymously it was an open relay.
+    if (caller.userId === null) throw Unauthorized();
+    const recipients = shareRecipients(email, config.EMAIL_SHARE_MAX_RECIPIENTS);
+    if (!recipients.ok) throw Invalid([{ loc: ["body", "email"], msg: recipients.msg, type: "value_error" }]);
     const transcript = await deps.email.read(caller, transcript_id);
+    const n = recipients.addresses.length;
+    const quota = await consumeQuotas(
+      sql,
+      [
+        { key: `email-share:user:${caller.userId}`, limit: config.EMAIL_SHARE_PER_USER_PER_HOUR, windowSeconds: 3600, amount: n },
+        { key: `email-share:transcript:${transcript_id}`, limit: config.EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR, windowSeconds: 3600, amount: n },
+      ],
+      new Date(),
+    );
+    if (!quota.ok) {
+      deps.log.warn({ userId: caller.userId, transcriptId: transcript_id, limit: quota.key.split(":")[1] }, "share-by-e-mail rate limit reached");
+      throw quotaExceeded("Too many e-mails shared. Try again later.", quota.retryAfterSeconds);
+    }
     // The link is only useful to a recipient who can open it without signing in.
     const content = emailContent(transcript, config.UI_BASE_URL, transcript.share_mode === "public");
-    const started = new Date();
-    const t0 = performance.now();
-    let result: Pick<AttemptResult, "statusCode" | "error" | "excerpt">;
     let sent = 0;
-    try {
-      const info = await deps.email.send(email, content);
-      result = { statusCode: null, error: null, excerpt: excerpt(info.response) };
-      sent = 1;
-    } catch (e) {
-      const err = e instanceof MailError ? e : new MailError(String(e), null);
-      deps.log.warn({ err, transcriptId: transcript_id }, "sharing a transcript by e-mail failed");
-      result = { statusCode: err.responseCode, error: err.message, excerpt: null };
+    // One e-mail per recipient: they do not learn each other's addresses.
+    for (const to of recipients.addresses) {
+      const started = new Date();
+      const t0 = performance.now();
+      let result: Pick<AttemptResult, "statusCode" | "error" | "excerpt">;
+      let ok = false;
+      try {
+        const info = await deps.email.send(to, content);
+        result = { statusCode: null, error: null, excerpt: excerpt(info.response) };
+        ok = true;
+        sent++;
+      } catch (e) {
+        const err = e instanceof MailError ? e : new MailError(String(e), null);
+        deps.log.warn({ err, transcriptId: transcript_id }, "sharing a transcript by e-mail failed");
+        result = { statusCode: err.responseCode, error: err.message, excerpt: null };
+      }
+      await recordOnRequest(sql, "email", "share", transcript_id, caller, { to, include_link: content.url !== null }, null, started, performance.now() - t0, result, ok);
     }
-    await recordOnRequest(sql, "email", "share", transcript_id, caller, { to: email, include_link: content.url !== null }, null, started, performance.now() - t0, result, sent === 1);
     return { sent };
   });
 

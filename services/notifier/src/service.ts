@@ -1,7 +1,7 @@
 // The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
 // webhook test and the sharing operations, and runs retention on public instances.
-import { defineService, guardedDispatcher } from "@scribe/kit";
+import { QUOTA_MIGRATIONS, defineService, guardedDispatcher } from "@scribe/kit";
 import { EmailSender, smtpMailer } from "./channels/email";
 import { WebhookSender } from "./channels/webhook";
 import { ZulipClient, zulipConfigured } from "./channels/zulip";
@@ -16,6 +16,7 @@ import { expireTranscripts, startRetentionSchedule } from "./retention";
 export const notifierService = defineService({
   name: "notifier",
   config: NotifierConfig,
+  sharedMigrations: [QUOTA_MIGRATIONS],
   async start(rt) {
     const { sql, bus, rpc, config, log, onStop } = rt;
     const http = guardedDispatcher({ allowPrivate: config.ALLOW_PRIVATE_URLS, connectTimeoutMs: Math.min(config.WEBHOOK_TIMEOUT_MS, 10_000) });

@@ -360,7 +360,7 @@ export async function listTranscripts(db: Db, q: ListQuery): Promise<{ rows: Min
       ? db`(user_id = ${q.scope.userId} or room_shared)`
       : q.scope.kind === "shared_rooms"
         ? db`room_shared`
-        : db`true`,
+        : db`(user_id is null or share_mode = 'public' or room_shared)`,
     q.room_id ? db`room_id = ${q.room_id}` : db`true`,
     q.source_kind ? db`source_kind = ${q.source_kind}` : db`true`,
     q.search_term ? db`title ilike ${likePattern(q.search_term)}` : db`true`,

@@ -4,6 +4,7 @@ import { defineService, openStorage } from "@scribe/kit";
 import { registerCommands } from "./commands";
 import { RecordingsConfig } from "./config";
 import { registerConsumers } from "./consumers";
+import { removeAbandonedUploads } from "./abandoned-uploads";
 import { startPurgeJob } from "./jobs";
 import type { OpenBucket } from "./media";
 import { registerQueries } from "./queries";
@@ -17,7 +18,11 @@ export const recordingsService = defineService({
     registerConsumers(rt);
     registerCommands(rpc, sql, open, config);
     registerQueries(rpc, sql, open, config);
-    const job = startPurgeJob(sql, open, log, config.STORAGE_PURGE_INTERVAL_MS);
+    const job = startPurgeJob(sql, open, log, { intervalMs: config.STORAGE_PURGE_INTERVAL_MS, uploadMaxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS });
     onStop(() => job.stop());
+    return {
+      /** One round of removing abandoned uploads at `now` (tests drive it with their own clock). */
+      removeAbandonedUploads: (opts: { now: Date }) => removeAbandonedUploads(sql, open, log, { ...opts, maxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS }),
+    };
   },
 });

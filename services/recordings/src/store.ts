@@ -247,3 +247,10 @@ export async function tryUploadLock(db: Db, transcriptId: string): Promise<boole
   const [r] = await db<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`scribe:upload:${transcriptId}`})) as ok`;
   return r!.ok;
 }
+
+/** Transcripts whose upload got no chunk since `before` (abandoned), oldest first. */
+export async function abandonedUploads(db: Db, before: Date, limit: number): Promise<string[]> {
+  const rows = await db<{ transcript_id: string }[]>`select transcript_id from upload_chunk
+    group by transcript_id having max(stored_at) < ${before} order by max(stored_at) limit ${limit}`;
+  return rows.map((r) => r.transcript_id);
+}

@@ -56,7 +56,7 @@ export function searchStatement(db: Db, q: SearchQuery) {
       ? db`(t.user_id = ${q.scope.userId} or t.room_shared)`
       : q.scope.kind === "shared_rooms"
         ? db`t.room_shared`
-        : db`true`,
+        : db`(t.user_id is null or t.share_mode = 'public' or t.room_shared)`,
     q.roomId ? db`t.room_id = ${q.roomId}` : db`true`,
   ].reduce((acc, c) => db`${acc} and ${c}`);
   if (q.text === null) {

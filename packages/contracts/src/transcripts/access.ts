@@ -32,9 +32,10 @@ export function canEditTranscript(t: Pick<TranscriptAccessFacts, "user_id">, cal
 
 /**
  * Listing and search: not soft-deleted, and (signed in: own transcripts or those of shared rooms;
- * anonymous in PUBLIC_MODE: everything — the reference's behaviour, kept deliberately; anonymous
- * otherwise: shared rooms' transcripts). Whether an anonymous caller may list at all is a separate
- * question (`anonymousMayUsePublicRoutes`: PUBLIC_MODE or AUTH_BACKEND=none).
+ * anonymous in PUBLIC_MODE: ownerless (anonymous) and public transcripts and those of shared rooms —
+ * the reference lists every user's private transcripts there, Scribe does not; anonymous otherwise:
+ * shared rooms' transcripts). Whether an anonymous caller may list at all is a separate question
+ * (`anonymousMayUsePublicRoutes`: PUBLIC_MODE or AUTH_BACKEND=none).
  */
 export function listedFor(
   t: TranscriptAccessFacts & { room_is_shared: boolean },
@@ -42,24 +43,26 @@ export function listedFor(
   publicMode: boolean,
 ): boolean {
   if (t.deleted_at !== null) return false;
-  if (caller.userId === null) return publicMode || t.room_is_shared;
-  return t.user_id === caller.userId || t.room_is_shared;
+  if (t.room_is_shared) return true;
+  if (caller.userId === null) return publicMode && (t.user_id === null || t.share_mode === "public");
+  return t.user_id === caller.userId;
 }
 
 /** `listedFor` as a query filter (soft deletion aside), for services that list or search in SQL. */
 export type ListingScope =
-  | { kind: "everything" }
+  | { kind: "ownerless_public_or_shared_rooms" }
   | { kind: "own_or_shared_rooms"; userId: string }
   | { kind: "shared_rooms" };
 
 export function listingScope(caller: Caller, publicMode: boolean): ListingScope {
-  if (caller.userId === null) return publicMode ? { kind: "everything" } : { kind: "shared_rooms" };
+  if (caller.userId === null) return publicMode ? { kind: "ownerless_public_or_shared_rooms" } : { kind: "shared_rooms" };
   return { kind: "own_or_shared_rooms", userId: caller.userId };
 }
 
 /** A row's fate under a scope; the SQL filters of list and search implement exactly this. */
-export function inScope(scope: ListingScope, t: { user_id: string | null; room_is_shared: boolean }): boolean {
-  if (scope.kind === "everything") return true;
-  if (scope.kind === "shared_rooms") return t.room_is_shared;
-  return t.user_id === scope.userId || t.room_is_shared;
+export function inScope(scope: ListingScope, t: { user_id: string | null; share_mode: TranscriptAccessFacts["share_mode"]; room_is_shared: boolean }): boolean {
+  if (t.room_is_shared) return true;
+  if (scope.kind === "ownerless_public_or_shared_rooms") return t.user_id === null || t.share_mode === "public";
+  if (scope.kind === "shared_rooms") return false;
+  return t.user_id === scope.userId;
 }

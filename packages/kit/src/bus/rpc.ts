@@ -115,6 +115,9 @@ export async function rpcCall<O extends RpcOp>(
     throw Unavailable(`The ${service} service could not be reached`, e);
   }
   const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
-  if (!reply.ok) throw new AppError(reply.error.kind, reply.error.detail, { status: reply.error.status });
+  if (!reply.ok) {
+    const { kind, detail, status, retry_after_seconds: retryAfterSeconds } = reply.error;
+    throw new AppError(kind, detail, { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
+  }
   return op.response.parse(reply.data) as RpcResponse<O>;
 }

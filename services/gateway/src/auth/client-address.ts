@@ -2,6 +2,7 @@
 // in which case X-Forwarded-For is read from the right, skipping trusted hops. A client can put
 // anything at the left of that header, so only entries appended by trusted proxies are believed.
 import { BlockList, isIP } from "node:net";
+import type { Context } from "hono";
 import { csv } from "../config";
 
 export interface TrustedProxies {
@@ -63,4 +64,10 @@ export function rateLimitKey(address: string): string {
   const width = (gs: string[]) => gs.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
   const groups = tail === undefined ? left : [...left, ...Array<string>(8 - width(left) - width(right)).fill("0"), ...right];
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/** The client address of a request on the Node server (socket peer, or X-Forwarded-For from trusted proxies). */
+export function requestClientAddress(c: Context, trusted: TrustedProxies): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return clientAddress(env?.incoming?.socket?.remoteAddress, c.req.header("x-forwarded-for"), trusted);
 }

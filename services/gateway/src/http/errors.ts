@@ -19,6 +19,7 @@ export function validationHook(
 
 export function errorResponse(err: Error, c: Context, log: Logger): Response {
   if (isAppError(err)) {
+    if (err.retryAfterSeconds !== undefined) c.header("retry-after", String(err.retryAfterSeconds));
     return c.json({ detail: err.detail }, err.status as ContentfulStatusCode);
   }
   if (err instanceof HTTPException) {

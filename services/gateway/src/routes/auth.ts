@@ -2,10 +2,9 @@
 // address before anything else is looked at; the same answer, in about the same time, for an unknown
 // e-mail and a wrong password.
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { LoginRequest, LoginResponse } from "@scribe/contracts";
 import { TooManyRequests, Unauthorized } from "@scribe/kit";
-import { clientAddress, rateLimitKey, trustedProxies } from "../auth/client-address";
+import { rateLimitKey, requestClientAddress, trustedProxies } from "../auth/client-address";
 import { UNMATCHABLE_HASH, verifyPassword } from "../auth/password-hash";
 import { SlidingWindowLimiter } from "../auth/rate-limit";
 import { signPasswordToken } from "../auth/tokens";
@@ -14,11 +13,6 @@ import { loginUserByEmail } from "../store";
 import { body, json, validationError } from "./responses";
 
 /** The TCP peer (absent when the app is called without a socket, e.g. app.fetch in a test). */
-function socketAddress(c: Context): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
-}
-
 export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDeps): void {
   if (config.AUTH_BACKEND !== "password") return;
   const limiter = new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_ATTEMPTS, config.LOGIN_RATE_LIMIT_WINDOW_SECONDS * 1000);
@@ -35,7 +29,7 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDep
     }),
     async (c) => {
       const { email, password } = c.req.valid("json");
-      const address = clientAddress(socketAddress(c), c.req.header("x-forwarded-for"), trusted);
+      const address = requestClientAddress(c, trusted);
       if (!limiter.attempt(rateLimitKey(address), Date.now())) {
         c.get("log").warn({ address }, "login rate limit reached");
         throw TooManyRequests("Too many login attempts. Try again later.");

@@ -51,6 +51,7 @@ export function notificationRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/transcripts/{transcript_id}/email",
       operationId: "v1_transcript_send_email",
       tags: ["transcripts"],
+      middleware: [requireUser] as const,
       request: { params: TranscriptIdParam, ...body(SendEmailRequest) },
       responses: { 200: json(SendEmailResponse), ...validationError },
     }),

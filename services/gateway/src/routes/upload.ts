@@ -8,6 +8,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { recordingsOps } from "@scribe/contracts";
 import { AppError, Invalid, validationErrors } from "@scribe/kit";
 import busboy from "busboy";
+import { anonymousUploadQuota } from "../http/anonymous-quota";
 import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
 
 const uploadQuery = (maxChunks: number) =>
@@ -104,7 +105,11 @@ export function uploadRoutes(app: OpenAPIHono<AppEnv>): void {
     const transcriptId = c.req.param("transcript_id");
     const q = uploadQuery(c.get("deps").config.UPLOAD_MAX_CHUNKS).safeParse(c.req.query());
     if (!q.success) throw Invalid(validationErrors(q.error.issues, ["query"]));
+    const { sql, config } = c.get("deps");
+    const quota = anonymousUploadQuota(c, sql, config);
+    await quota?.admit(q.data.chunk_number);
     const { key, size } = await receiveChunk(c, transcriptId, q.data);
+    await quota?.stored(size);
     await call(
       c,
       recordingsOps.uploadChunkStored,
