@@ -18,6 +18,6 @@ export * from "./process";
 export * from "./storage/index";
 export * from "./media-token";
 export * from "./http/addresses";
-export * from "./http/outgoing";
+export * from "./http/client";
+export * from "./http/retry";
 export * from "./periodic";
-export { guardedDispatcher, guardedRequest, OutgoingRequestError, type GuardedRequest, type GuardedResponse } from "./http/guarded";

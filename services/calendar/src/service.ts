@@ -1,6 +1,6 @@
 // The calendar service: ICS feed sync per room (scheduler, conditional downloads, SSRF-guarded),
 // the rooms' calendar events, upcoming events, calendar meetings made ahead and on early join.
-import { createOutgoingHttp, defineService, runPeriodically } from "@scribe/kit";
+import { createHttpClient, defineService, runPeriodically } from "@scribe/kit";
 import { registerCommands, calendarCommands } from "./commands";
 import { CalendarConfig } from "./config";
 import { registerConsumers } from "./consumers";
@@ -15,8 +15,8 @@ export const calendarService = defineService({
     const { rpc, sql, bus, config, log, onStop } = rt;
     const clock = () => new Date();
     const random = Math.random;
-    const http = createOutgoingHttp({
-      allowPrivate: config.ALLOW_PRIVATE_URLS,
+    const http = createHttpClient({
+      guard: { allowPrivate: config.ALLOW_PRIVATE_URLS },
       timeoutMs: config.ICS_FETCH_TIMEOUT_MS,
       maxRedirects: config.ICS_MAX_REDIRECTS,
       maxBodyBytes: config.ICS_MAX_FEED_BYTES,

@@ -4,7 +4,7 @@
 // or an unreadable feed ends the run in ERROR with the reason kept, and the stored events stay.
 import { createHash } from "node:crypto";
 import { ICSSyncResult, makeEvent } from "@scribe/contracts";
-import { OutgoingHttpError, emit, metrics, type Logger, type OutgoingHttp, type Sql, type Tx } from "@scribe/kit";
+import { HttpError, emit, metrics, type HttpClient, type Logger, type Sql, type Tx } from "@scribe/kit";
 import type { CalendarConfig } from "./config";
 import { planEventWrites } from "./domain/event-writes";
 import { FeedError, parseFeed } from "./domain/feed";
@@ -26,7 +26,7 @@ export const SYNC_JOB = "calendar.sync";
 
 export interface SyncDeps {
   sql: Sql;
-  http: OutgoingHttp;
+  http: HttpClient;
   config: Pick<CalendarConfig, "UI_BASE_URL" | "ICS_SYNC_HORIZON_HOURS">;
   log: Logger;
   random: () => number;
@@ -42,7 +42,7 @@ const skipped = (reason: string): ICSSyncResult => ICSSyncResult.parse({ status:
 const md5 = (body: Buffer) => createHash("md5").update(body).digest("hex");
 
 function reasonOf(e: unknown): string {
-  if (e instanceof OutgoingHttpError || e instanceof FeedError) return e.message;
+  if (e instanceof HttpError || e instanceof FeedError) return e.message;
   return `Sync failed: ${e instanceof Error ? e.message : String(e)}`;
 }
 

@@ -1,7 +1,7 @@
 // The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
 // webhook test and the sharing operations, and runs retention on public instances.
-import { QUOTA_MIGRATIONS, defineService, guardedDispatcher } from "@scribe/kit";
+import { QUOTA_MIGRATIONS, createHttpClient, defineService } from "@scribe/kit";
 import { EmailSender, smtpMailer } from "./channels/email";
 import { WebhookSender } from "./channels/webhook";
 import { ZulipClient, zulipConfigured } from "./channels/zulip";
@@ -19,7 +19,8 @@ export const notifierService = defineService({
   sharedMigrations: [QUOTA_MIGRATIONS],
   async start(rt) {
     const { sql, bus, rpc, config, log, onStop } = rt;
-    const http = guardedDispatcher({ allowPrivate: config.ALLOW_PRIVATE_URLS, connectTimeoutMs: Math.min(config.WEBHOOK_TIMEOUT_MS, 10_000) });
+    // Webhook URLs are users': guarded, and a redirect is an answer (never followed).
+    const http = createHttpClient({ guard: { allowPrivate: config.ALLOW_PRIVATE_URLS }, maxRedirects: 0, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
     onStop(() => http.close());
     const webhooks = new WebhookSender(http, config);
     const mailer = emailConfigured(config) ? smtpMailer(config) : null;

@@ -1,7 +1,6 @@
-// Calls to a video platform's REST API: bearer key, a timeout per call, bounded retries with
-// backoff, answers parsed with zod, and errors that say which platform call failed and how.
-import { Unavailable, type Logger } from "@scribe/kit";
-import { errors, request } from "undici";
+// Calls to a video platform's REST API through kit's HTTP client: bearer key, a timeout per call,
+// the kit's retry rule, answers parsed with zod, and errors that say which platform call failed and how.
+import { createHttpClient, HttpError, Unavailable, type Logger } from "@scribe/kit";
 import type { z } from "zod";
 
 export class PlatformApiError extends Error {
@@ -47,8 +46,8 @@ export interface CallOptions<S extends z.ZodType> {
   idempotent: boolean;
 }
 
-/** Errors raised before the request could reach the platform. */
-const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+// Operator-configured endpoints: no SSRF guard; deadlines and retries per call.
+const http = createHttpClient({ guard: false });
 
 export class PlatformHttp {
   constructor(private readonly opts: PlatformHttpOptions) {}
@@ -62,47 +61,36 @@ export class PlatformHttp {
     if (!apiKey) throw Unavailable(`${platform} is not configured: set ${apiKeyVariable}`);
     const url = new URL(`${baseUrl.replace(/\/+$/, "")}${call.path}`);
     for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
-    for (let attempt = 0; ; attempt++) {
-      const retry = async (reason: string): Promise<boolean> => {
-        if (attempt >= retries) return false;
-        log.warn({ platform, op, attempt: attempt + 1, reason }, "platform call failed; retrying");
-        await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
-        return true;
-      };
-      let status: number;
-      let text: string;
-      try {
-        const res = await request(url, {
-          method: call.method,
-          headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json" },
-          body: call.body === undefined ? undefined : JSON.stringify(call.body),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        status = res.statusCode;
-        text = await res.body.text();
-      } catch (e) {
-        const code = (e as { code?: string }).code ?? (e instanceof errors.UndiciError ? e.name : "");
-        const reason = e instanceof Error && e.name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : `${code || (e as Error).message}`;
-        if ((call.idempotent || NOT_SENT.has(code)) && (await retry(reason))) continue;
-        throw new PlatformApiError(platform, op, null, reason);
-      }
-      if ((status >= 500 || status === 429) && call.idempotent && (await retry(`status ${status}`))) continue;
-      if (status >= 400) throw new PlatformApiError(platform, op, status, text);
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : {};
-      } catch {
-        throw new PlatformApiError(platform, op, status, `answer is not JSON: ${text.slice(0, 100)}`);
-      }
-      const parsed = call.schema.safeParse(json);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-        throw new PlatformApiError(platform, op, status, `unexpected answer: ${issues}`);
-      }
-      return parsed.data as z.infer<S>;
+    let res;
+    try {
+      res = await http.request(url.toString(), {
+        method: call.method,
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json" },
+        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+        idempotent: call.idempotent,
+        timeoutMs,
+        retry: { attempts: retries + 1, backoffMs: 200, maxBackoffMs: 5_000 },
+        onRetry: ({ attempt, problem }) => log.warn({ platform, op, attempt, reason: problem }, "platform call failed; retrying"),
+      });
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      const reason = e.code === "timeout" ? `timed out after ${timeoutMs} ms` : (e.details.reason ?? e.message);
+      throw new PlatformApiError(platform, op, null, reason);
     }
+    const text = res.body.toString("utf8");
+    if (res.status >= 400) throw new PlatformApiError(platform, op, res.status, text);
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : {};
+    } catch {
+      throw new PlatformApiError(platform, op, res.status, `answer is not JSON: ${text.slice(0, 100)}`);
+    }
+    const parsed = call.schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+      throw new PlatformApiError(platform, op, res.status, `unexpected answer: ${issues}`);
+    }
+    return parsed.data as z.infer<S>;
   }
 }
 

@@ -1,8 +1,9 @@
 // The Zulip REST API as Scribe uses it (behaviour-search-notify-auth §5.2): streams, topics, post
 // and update a stream message. HTTP Basic auth with the bot's e-mail and key, form-encoded bodies,
-// answers parsed with zod, a deadline on every call. The realm is the operator's, not a user's URL.
+// answers parsed with zod, a deadline on every call. The realm is the operator's, not a user's URL,
+// so the client has no SSRF guard; failed posts are retried by the notifier's delivery schedule.
 import type { Stream, Topic } from "@scribe/contracts";
-import { request } from "undici";
+import { createHttpClient, HttpError } from "@scribe/kit";
 import { z } from "zod";
 
 export interface ZulipSettings {
@@ -38,6 +39,8 @@ export function zulipBaseUrl(realm: string): string {
   return (/^https?:\/\//.test(realm) ? realm : `https://${realm}`).replace(/\/+$/, "");
 }
 
+const http = createHttpClient({ guard: false });
+
 export class ZulipClient {
   constructor(private readonly s: ZulipSettings) {}
 
@@ -46,21 +49,20 @@ export class ZulipClient {
     let status: number;
     let text: string;
     try {
-      const res = await request(`${zulipBaseUrl(this.s.ZULIP_REALM)}/api/v1${path}`, {
+      const res = await http.request(`${zulipBaseUrl(this.s.ZULIP_REALM)}/api/v1${path}`, {
         method,
         headers: {
           authorization: `Basic ${auth}`,
           ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
         },
-        body: form ? new URLSearchParams(form).toString() : undefined,
-        signal: AbortSignal.timeout(this.s.ZULIP_TIMEOUT_MS),
-        headersTimeout: this.s.ZULIP_TIMEOUT_MS,
-        bodyTimeout: this.s.ZULIP_TIMEOUT_MS,
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+        timeoutMs: this.s.ZULIP_TIMEOUT_MS,
       });
-      status = res.statusCode;
-      text = await res.body.text();
+      status = res.status;
+      text = res.body.toString("utf8");
     } catch (e) {
-      const reason = (e as Error).name === "TimeoutError" ? `timed out after ${this.s.ZULIP_TIMEOUT_MS} ms` : (e as Error).message;
+      if (!(e instanceof HttpError)) throw e;
+      const reason = e.code === "timeout" ? `timed out after ${this.s.ZULIP_TIMEOUT_MS} ms` : e.message;
       throw new ZulipError(`Failed to ${op}: ${reason}`, null);
     }
     let json: unknown = null;
