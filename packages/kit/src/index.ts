@@ -11,6 +11,8 @@ export * from "./bus/streams";
 export * from "./bus/outbox";
 export * from "./bus/consumer";
 export * from "./bus/rpc";
+export * from "./consistency/versions";
+export * from "./consistency/entity-copy";
 export * from "./bus/stream-reader";
 export * from "./ops-server";
 export * from "./service";

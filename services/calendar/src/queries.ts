@@ -8,11 +8,11 @@ import {
   countEvents,
   eventResponseOf,
   listEvents,
-  roomByName,
   upcomingEvents,
   type CalendarEventRecord,
   type CalendarRoom,
 } from "./store";
+import { roomByName } from "./room-copy";
 
 export async function existingRoom(db: Db, name: string): Promise<CalendarRoom> {
   const room = await roomByName(db, name);

@@ -27,7 +27,7 @@ export const calendarService = defineService({
     const commandDeps = { sql, bus, syncRoom, rpcTimeoutMs: config.RPC_TIMEOUT_MS };
     registerCommands(rpc, commandDeps, clock);
     registerQueries(rpc, sql, clock);
-    registerConsumers(rt, random);
+    registerConsumers(rt);
     const jobs = calendarJobs({ sql, bus, syncRoom, config, log });
     if (config.ICS_SYNC_TICK_SECONDS > 0) {
       const job = runPeriodically(SYNC_JOB, config.ICS_SYNC_TICK_SECONDS * 1000, () => jobs.syncDueRooms(), log);

@@ -32,40 +32,9 @@ export interface CalendarRoom {
   total_events: number;
 }
 
-const ROOM_COLUMNS = [
-  "id", "name", "user_id", "ics_url", "ics_enabled", "ics_fetch_interval", "version", "deleted", "next_sync_at",
-  "last_attempt_at", "last_sync_at", "last_status", "last_error", "content_hash", "http_etag", "synced_feed_url",
-  "matched_room_url", "window_end", "events_found", "total_events",
-] as const;
-
-export type RoomCopy = Pick<CalendarRoom, "id" | "name" | "user_id" | "ics_url" | "ics_enabled" | "ics_fetch_interval" | "version" | "deleted">;
-
-export async function roomForUpdate(db: Db, id: string): Promise<CalendarRoom | null> {
-  const rows = await db<CalendarRoom[]>`select ${db(ROOM_COLUMNS)} from room where id = ${id} for update`;
-  return rows[0] ?? null;
-}
-
-export async function roomById(db: Db, id: string): Promise<CalendarRoom | null> {
-  const rows = await db<CalendarRoom[]>`select ${db(ROOM_COLUMNS)} from room where id = ${id} and not deleted`;
-  return rows[0] ?? null;
-}
-
-export async function roomByName(db: Db, name: string): Promise<CalendarRoom | null> {
-  const rows = await db<CalendarRoom[]>`select ${db(ROOM_COLUMNS)} from room where name = ${name} and not deleted`;
-  return rows[0] ?? null;
-}
-
-/** Store a room's settings; `nextSyncAt` undefined keeps the schedule as it is. */
-export async function saveRoomCopy(db: Db, room: RoomCopy, nextSyncAt: Date | null | undefined): Promise<void> {
-  const schedule = nextSyncAt === undefined ? db`room.next_sync_at` : db`${nextSyncAt}::timestamptz`;
-  await db`
-    insert into room (id, name, user_id, ics_url, ics_enabled, ics_fetch_interval, version, deleted, next_sync_at)
-    values (${room.id}, ${room.name}, ${room.user_id}, ${room.ics_url}, ${room.ics_enabled}, ${room.ics_fetch_interval},
-            ${room.version}, ${room.deleted}, ${nextSyncAt ?? null})
-    on conflict (id) do update set
-      name = excluded.name, user_id = excluded.user_id, ics_url = excluded.ics_url, ics_enabled = excluded.ics_enabled,
-      ics_fetch_interval = excluded.ics_fetch_interval, version = excluded.version, deleted = excluded.deleted,
-      next_sync_at = ${schedule}`;
+/** Move a room's next sync (null: the room does not sync). */
+export async function setNextSync(db: Db, id: string, at: Date | null): Promise<void> {
+  await db`update room set next_sync_at = ${at} where id = ${id}`;
 }
 
 /**

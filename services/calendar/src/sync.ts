@@ -14,12 +14,12 @@ import {
   eventsForSync,
   insertEvent,
   recordSyncRun,
-  roomById,
   softDeleteEvents,
   tryLockRoomSync,
   updateEvent,
   type CalendarRoom,
 } from "./store";
+import { roomById } from "./room-copy";
 
 export const SOURCE = "scribe/calendar";
 export const SYNC_JOB = "calendar.sync";

@@ -1,7 +1,7 @@
 // The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
 // and talks to services over request/reply only.
 import { serve, type ServerType } from "@hono/node-server";
-import { ConfigError, QUOTA_MIGRATIONS, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
+import { ConfigError, KnownVersions, QUOTA_MIGRATIONS, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
@@ -32,7 +32,7 @@ export const gatewayService = defineService({
 
     const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS });
     await realtime.start();
-    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket) }, realtime);
+    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() }, realtime);
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve(
         {

@@ -30,11 +30,10 @@ import {
   newestMeetingOfCalendarEvent,
   recordConsent,
   recordJoinGrant,
-  roomById,
-  roomByName,
   updateMeeting,
   userJoinedMeeting,
 } from "./store";
+import { roomById, roomByName } from "./room-copy";
 
 async function roomNamed(db: Db, name: string): Promise<RoomRecord> {
   const room = await roomByName(db, name);

@@ -2,7 +2,8 @@
 import { meetingsOps } from "@scribe/contracts";
 import { NotFound, type RpcServer, type Sql } from "@scribe/kit";
 import { meetingFor, seesFullMeeting } from "./domain/meetings";
-import { activeMeetingsOfRoom, meetingById, roomByName } from "./store";
+import { roomByName } from "./room-copy";
+import { activeMeetingsOfRoom, meetingById } from "./store";
 
 export function registerQueries(rpc: RpcServer, sql: Sql): void {
   // Zero or more: a room can have several active meetings (calendar ones, duplicates, settings changes).

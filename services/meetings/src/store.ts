@@ -6,35 +6,6 @@ import type { OpenStay } from "./domain/presence";
 
 // ---------------------------------------------------------------------------------------- rooms
 
-const ROOM_COLUMNS = [
-  "id", "name", "user_id", "is_shared", "platform", "is_locked", "room_mode", "recording_type", "recording_trigger",
-  "skip_consent", "store_video", "version", "deleted",
-] as const;
-
-/** Apply a room state from an event unless a newer one is stored; true when applied. */
-export async function upsertRoom(db: Db, room: RoomRecord): Promise<boolean> {
-  const rows = await db`
-    insert into room ${db(room, ...ROOM_COLUMNS)}
-    on conflict (id) do update set
-      name = excluded.name, user_id = excluded.user_id, is_shared = excluded.is_shared, platform = excluded.platform,
-      is_locked = excluded.is_locked, room_mode = excluded.room_mode, recording_type = excluded.recording_type,
-      recording_trigger = excluded.recording_trigger, skip_consent = excluded.skip_consent,
-      store_video = excluded.store_video, version = excluded.version, deleted = excluded.deleted
-    where room.version < excluded.version
-    returning id`;
-  return rows.length > 0;
-}
-
-export async function roomByName(db: Db, name: string): Promise<RoomRecord | null> {
-  const rows = await db<RoomRecord[]>`select ${db(ROOM_COLUMNS)} from room where name = ${name} and not deleted`;
-  return rows[0] ?? null;
-}
-
-export async function roomById(db: Db, id: string): Promise<RoomRecord | null> {
-  const rows = await db<RoomRecord[]>`select ${db(ROOM_COLUMNS)} from room where id = ${id} and not deleted`;
-  return rows[0] ?? null;
-}
-
 /**
  * Serialise meeting creation per room (reuse-or-create must see the other's meeting), waiting at
  * most 5 s like the reference's lock; then the caller is asked to retry (503).

@@ -4,8 +4,7 @@ import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
 import type { RoomState } from "@scribe/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { roomRecordOf } from "../src/consumers";
-import { roomById, roomByName, upsertRoom } from "../src/store";
+import { roomById, roomByName, roomCopy } from "../src/room-copy";
 
 let db: TestDatabase;
 let sql: Sql;
@@ -30,16 +29,16 @@ const state = (version: number, patch: Partial<RoomState> = {}): RoomState => ({
 
 describe("room copy", () => {
   it("applies newer states and ignores stale ones", async () => {
-    expect(await upsertRoom(sql, roomRecordOf(state(1), false))).toBe(true);
-    expect(await upsertRoom(sql, roomRecordOf(state(3, { name: "daily-standup", platform: "whereby" }), false))).toBe(true);
-    expect(await upsertRoom(sql, roomRecordOf(state(2, { name: "stale" }), false))).toBe(false);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(1), false))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3, { name: "daily-standup", platform: "whereby" }), false))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(2, { name: "stale" }), false))).toBe(false);
     expect(await roomById(sql, "room-1")).toMatchObject({ name: "daily-standup", platform: "whereby", version: 3 });
     expect(await roomByName(sql, "stale")).toBeNull();
   });
 
   it("keeps a deleted room deleted when an older update arrives late", async () => {
-    expect(await upsertRoom(sql, roomRecordOf(state(4), true))).toBe(true);
-    expect(await upsertRoom(sql, roomRecordOf(state(3), false))).toBe(false);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(4), true))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3), false))).toBe(false);
     expect(await roomById(sql, "room-1")).toBeNull();
     expect(await roomByName(sql, "standup")).toBeNull();
   });

@@ -16,8 +16,8 @@ import {
   meetingById,
   notifyWork,
   roomById,
+  roomCopy,
   upsertMeeting,
-  upsertRoom,
   upsertTranscript,
   type NewDelivery,
 } from "./store";
@@ -76,9 +76,9 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "ROOMS",
     deliverPolicy: "all",
     handlers: {
-      "room.created": async (tx, ev) => upsertRoom(tx, ev.data, false),
-      "room.updated": async (tx, ev) => upsertRoom(tx, ev.data, false),
-      "room.deleted": async (tx, ev) => upsertRoom(tx, ev.data, true),
+      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
+      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
+      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true)),
     },
   });
 

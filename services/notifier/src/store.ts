@@ -5,10 +5,11 @@ import {
   type DeliveryChannel,
   type DeliveryStatus,
   type MeetingState,
+  roomsOps,
   type RoomState,
   type TranscriptState,
 } from "@scribe/contracts";
-import type { Db, Sql } from "@scribe/kit";
+import { defineEntityCopy, type Db, type Sql } from "@scribe/kit";
 import { z } from "zod";
 import type { MeetingCopy, RoomCopy } from "./domain/notifications";
 
@@ -17,9 +18,16 @@ export const WORK_CHANNEL = "notifier_work";
 
 // ---- copies -------------------------------------------------------------------------------------
 
-/** Stores the room unless a newer version is already stored; a deleted room stays as a tombstone. */
-export async function upsertRoom(db: Db, room: RoomState, deleted: boolean): Promise<void> {
-  const row = {
+/** The rooms' webhook, team-chat and e-mail settings; a deleted room stays as a tombstone. */
+export const roomCopy = defineEntityCopy<RoomCopy, RoomState, typeof roomsOps.state>({
+  kind: "room",
+  table: "room",
+  columns: [
+    "id", "name", "user_id", "webhook_url", "webhook_secret", "zulip_auto_post", "zulip_stream", "zulip_topic",
+    "email_transcript_to", "version", "deleted",
+  ],
+  lookups: ["id"],
+  rowOf: (room, deleted) => ({
     id: room.id,
     name: room.name,
     user_id: room.user_id,
@@ -31,15 +39,11 @@ export async function upsertRoom(db: Db, room: RoomState, deleted: boolean): Pro
     email_transcript_to: room.email_transcript_to,
     version: room.version,
     deleted,
-  };
-  await db`insert into room ${db(row)}
-    on conflict (id) do update set name = excluded.name, user_id = excluded.user_id, webhook_url = excluded.webhook_url,
-      webhook_secret = excluded.webhook_secret, zulip_auto_post = excluded.zulip_auto_post, zulip_stream = excluded.zulip_stream,
-      zulip_topic = excluded.zulip_topic, email_transcript_to = excluded.email_transcript_to, version = excluded.version,
-      deleted = excluded.deleted
-    where room.version < excluded.version or (room.version = excluded.version and excluded.deleted and not room.deleted)`;
-}
+  }),
+  owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
+});
 
+/** The room as the copy holds it, tombstone included (a delivery for a deleted room is cancelled). */
 export async function roomById(db: Db, id: string): Promise<RoomCopy | null> {
   const [r] = await db<RoomCopy[]>`select id, name, user_id, webhook_url, webhook_secret, zulip_auto_post, zulip_stream, zulip_topic,
     email_transcript_to, version, deleted from room where id = ${id}`;

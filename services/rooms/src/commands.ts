@@ -1,7 +1,7 @@
 // Room commands over request/reply: validate, decide, store the change and its event in one transaction.
 import { randomBytes, randomUUID } from "node:crypto";
 import { makeEvent, roomDetailsFor, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, Unauthorized, emit, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type Sql } from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
 import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";
@@ -31,6 +31,12 @@ async function ownedRoomForUpdate(tx: Db, id: string, caller: Caller): Promise<R
   return room;
 }
 
+/** Read-your-writes: the caller learns the committed version under every name services look rooms up by. */
+function reportRoomVersion(room: RoomState, formerName?: string): void {
+  reportVersion("room", { id: room.id, name: room.name }, room.version);
+  if (formerName !== undefined && formerName !== room.name) reportVersion("room", { name: formerName }, room.version);
+}
+
 export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig): void {
   rpc.handle(roomsOps.create, async ({ caller, room: body }) => {
     const owner = requireUser(caller);
@@ -48,6 +54,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig):
         await emit(tx, makeEvent("room.created", room, { source: SOURCE }));
       }),
     );
+    reportRoomVersion(room);
     return roomWithoutWebhook(room);
   });
 
@@ -59,20 +66,25 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig):
         const next = applyUpdate(room, patch, new Date(), newWebhookSecret);
         await updateRoom(tx, next);
         await emit(tx, makeEvent("room.updated", next, { source: SOURCE }));
-        return next;
+        return { before: room, next };
       }),
     );
-    return roomDetailsFor(updated, caller.userId);
+    // A renamed room: the old name must stop finding the room's stale copies too.
+    reportRoomVersion(updated.next, updated.before.name);
+
+    return roomDetailsFor(updated.next, caller.userId);
   });
 
   rpc.handle(roomsOps.delete, async ({ caller, id }) => {
     requireUser(caller);
-    await sql.begin(async (tx) => {
+    const gone = await sql.begin(async (tx) => {
       const room = await ownedRoomForUpdate(tx, id, caller);
       await deleteRoom(tx, id);
       const gone = { ...room, version: room.version + 1, updated_at: new Date().toISOString() };
       await emit(tx, makeEvent("room.deleted", gone, { source: SOURCE }));
+      return gone;
     });
+    reportRoomVersion(gone);
     return { status: "ok" };
   });
 }

@@ -1,6 +1,6 @@
 // Room queries over request/reply; webhook fields are hidden from everyone but the owner.
 import { pageCount, roomDetailsFor, roomsOps } from "@scribe/contracts";
-import { Forbidden, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
+import { Forbidden, Invalid, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { canRead } from "./domain/rooms";
 import { listVisibleRooms, roomById, roomByName } from "./store";
@@ -23,6 +23,12 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: RoomsConfig): 
     if (!room) throw NotFound("Room not found");
     if (!canRead(room, caller)) throw Forbidden("Room access denied");
     return roomDetailsFor(room, caller.userId);
+  });
+
+  rpc.handle(roomsOps.state, async ({ id, name }) => {
+    if (id !== undefined) return roomById(sql, id);
+    if (name !== undefined) return roomByName(sql, name);
+    throw Invalid([{ loc: ["body", "id"], msg: "id or name is required", type: "missing" }]);
   });
 
   // Anyone who knows a room's name may open its page (no sharing check), owners see the webhook.

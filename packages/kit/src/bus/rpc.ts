@@ -7,10 +7,13 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { AppError, Invalid, Unavailable, isAppError, validationErrors, type SerializedError } from "../errors";
 import { metrics } from "../metrics";
+import { decodeVersionMarks, encodeVersionMarks, withVersionScope, type VersionMark } from "../consistency/versions";
 import type { Bus } from "./connection";
 
 const REQUEST_ID = "Scribe-Request-Id";
 const DEADLINE = "Scribe-Deadline";
+/** Request: the entity versions the handler must see; reply: the versions it wrote (read-your-writes). */
+const VERSIONS = "Scribe-Versions";
 
 type Reply<T> = { ok: true; data: T } | { ok: false; error: SerializedError };
 
@@ -60,11 +63,20 @@ export class RpcServer {
       return;
     }
     let reply: Reply<unknown>;
+    let written: VersionMark[] = [];
+    // Reading through to an owner is part of this request: same id, what is left of its deadline.
+    const ask = (subject: string, request: unknown) =>
+      requestReply(this.bus, subject, request, { requestId, timeoutMs: Math.max(1, deadline - Date.now()) });
     try {
       const body: unknown = msg.data.length ? JSON.parse(decoder.decode(msg.data)) : {};
       const parsed = op.request.safeParse(body);
       if (!parsed.success) throw Invalid(validationErrors(parsed.error.issues, ["body"]));
-      reply = { ok: true, data: await handler(parsed.data as z.infer<O["request"]>, { requestId, log, deadline }) };
+      const required = decodeVersionMarks(msg.headers?.get(VERSIONS));
+      const handled = await withVersionScope(required, ask, () =>
+        handler(parsed.data as z.infer<O["request"]>, { requestId, log, deadline }),
+      );
+      written = handled.written;
+      reply = { ok: true, data: handled.result };
       metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
     } catch (e) {
       const error = isAppError(e) ? e : new AppError("Internal", "Internal Server Error", { cause: e });
@@ -73,7 +85,13 @@ export class RpcServer {
       metrics.rpcHandled.inc({ op: op.subject, outcome: error.kind });
       reply = { ok: false, error: error.toJSON() };
     }
-    if (msg.reply) msg.respond(encoder.encode(JSON.stringify(reply)));
+    if (!msg.reply) return;
+    if (written.length === 0) msg.respond(encoder.encode(JSON.stringify(reply)));
+    else {
+      const h = headers();
+      h.set(VERSIONS, encodeVersionMarks(written));
+      msg.respond(encoder.encode(JSON.stringify(reply)), { headers: h });
+    }
   }
 
   /** Stop taking requests, let those in flight finish and answer. */
@@ -87,6 +105,10 @@ export class RpcServer {
 export interface CallOptions {
   requestId?: string;
   timeoutMs?: number;
+  /** Entity versions the handler must see (read-your-writes). */
+  versions?: readonly VersionMark[];
+  /** Receives the entity versions the handler wrote. */
+  onVersions?: (written: VersionMark[]) => void;
 }
 
 /** Call an operation; resolves with its parsed response or throws the service's AppError. */
@@ -96,14 +118,20 @@ export async function rpcCall<O extends RpcOp>(
   req: RpcRequest<O>,
   opts: CallOptions = {},
 ): Promise<RpcResponse<O>> {
+  return op.response.parse(await requestReply(bus, op.subject, req, opts)) as RpcResponse<O>;
+}
+
+/** One request/reply exchange on `subject`; the reply's data unparsed, or the service's AppError thrown. */
+async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallOptions): Promise<unknown> {
   const timeout = opts.timeoutMs ?? 10_000;
   const h = headers();
   h.set(REQUEST_ID, opts.requestId ?? randomUUID());
   h.set(DEADLINE, String(Date.now() + timeout));
-  const service = op.subject.split(".")[1] ?? op.subject;
+  if (opts.versions?.length) h.set(VERSIONS, encodeVersionMarks(opts.versions));
+  const service = subject.split(".")[1] ?? subject;
   let msg: Msg;
   try {
-    msg = await bus.nc.request(bus.subject(op.subject), encoder.encode(JSON.stringify(req)), { timeout, headers: h });
+    msg = await bus.nc.request(bus.subject(subject), encoder.encode(JSON.stringify(req)), { timeout, headers: h });
   } catch (e) {
     const err = e as Error;
     if (err.name === "TimeoutError") {
@@ -119,5 +147,7 @@ export async function rpcCall<O extends RpcOp>(
     const { kind, detail, status, retry_after_seconds: retryAfterSeconds } = reply.error;
     throw new AppError(kind, detail, { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   }
-  return op.response.parse(reply.data) as RpcResponse<O>;
+  const written = decodeVersionMarks(msg.headers?.get(VERSIONS));
+  if (written.length) opts.onVersions?.(written);
+  return reply.data;
 }

@@ -6,8 +6,13 @@ import { ANONYMOUS } from "@scribe/contracts";
 import {
   Unauthorized,
   anonymousMayUsePublicRoutes,
+  decodeVersionMarks,
+  encodeVersionMarks,
+  lookupValuesOf,
   metrics,
   rpcCall,
+  type KnownVersions,
+  type VersionMark,
   type BaseConfig,
   type Bus,
   type Logger,
@@ -26,7 +31,15 @@ export interface GatewayDeps {
   auth: Authenticator;
   /** A bucket of the configured object storage (media routes read where services point them). */
   openBucket(bucket: string): ObjectStorage;
+  /** Entity versions written through this replica, shared by every client (read-your-writes). */
+  knownVersions: KnownVersions;
 }
+
+/**
+ * Read-your-writes header: answered with the versions a request wrote, and taken back from clients
+ * so their next request sees those writes whichever gateway replica serves it.
+ */
+export const VERSIONS_HEADER = "Scribe-Versions";
 
 export type AppEnv = {
   Variables: { requestId: string; log: Logger; caller: Caller; deps: GatewayDeps };
@@ -94,8 +107,20 @@ export function call<O extends RpcOp>(
   opts: { timeoutMs?: number } = {},
 ): Promise<RpcResponse<O>> {
   const { bus, config } = c.get("deps");
+  const { knownVersions } = c.get("deps");
+  const fromClient = decodeVersionMarks(c.req.header(VERSIONS_HEADER));
+  const values = lookupValuesOf(req);
+  const versions: VersionMark[] = [
+    ...knownVersions.marksFor(values),
+    ...fromClient.filter((m) => values.includes(m.value)),
+  ];
   return rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
     requestId: c.get("requestId"),
     timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,
+    versions,
+    onVersions: (written) => {
+      knownVersions.record(written);
+      c.header(VERSIONS_HEADER, encodeVersionMarks(written));
+    },
   });
 }

@@ -1,0 +1,53 @@
+// The meetings service's copy of the rooms: what meeting rules read (kit entity copy: ROOMS events,
+// read through from the rooms service when a request must see a newer room).
+import { RecordingTrigger, RecordingType, RoomMode, makeEvent, roomsOps, type RoomState } from "@scribe/contracts";
+import { defineEntityCopy, emit, type Db, type Tx } from "@scribe/kit";
+import { SOURCE, changed } from "./changes";
+import type { RoomRecord } from "./domain/meetings";
+import { deleteMeetings, meetingsOfRoom } from "./store";
+
+export const roomCopy = defineEntityCopy<RoomRecord, RoomState, typeof roomsOps.state>({
+  kind: "room",
+  table: "room",
+  columns: [
+    "id", "name", "user_id", "is_shared", "platform", "is_locked", "room_mode", "recording_type", "recording_trigger",
+    "skip_consent", "store_video", "version", "deleted",
+  ],
+  lookups: ["id", "name"],
+  rowOf: roomRecordOf,
+  owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
+  afterApply: async (tx, _previous, next) => {
+    if (next.deleted) await roomDeleted(tx, next.id, new Date());
+  },
+});
+
+export const roomByName = (db: Db, name: string): Promise<RoomRecord | null> => roomCopy.find(db, "name", name);
+export const roomById = (db: Db, id: string): Promise<RoomRecord | null> => roomCopy.find(db, "id", id);
+
+export function roomRecordOf(room: RoomState, deleted: boolean): RoomRecord {
+  return {
+    id: room.id,
+    name: room.name,
+    user_id: room.user_id,
+    is_shared: room.is_shared,
+    platform: room.platform,
+    is_locked: room.is_locked,
+    // The rooms service validates these on write; parsing keeps the types honest.
+    room_mode: RoomMode.parse(room.room_mode),
+    recording_type: RecordingType.parse(room.recording_type),
+    recording_trigger: RecordingTrigger.parse(room.recording_trigger),
+    skip_consent: room.skip_consent,
+    store_video: room.store_video,
+    version: room.version,
+    deleted,
+  };
+}
+
+/** A deleted room takes its meetings with it, each announced by meeting.deleted. */
+async function roomDeleted(tx: Tx, roomId: string, time: Date): Promise<void> {
+  const meetings = await meetingsOfRoom(tx, roomId);
+  for (const m of meetings) {
+    await emit(tx, makeEvent("meeting.deleted", changed(m, {}, time), { source: SOURCE, time }));
+  }
+  await deleteMeetings(tx, meetings.map((m) => m.id));
+}
