@@ -120,7 +120,7 @@ export default async function bench(): Promise<void> {
       "",
     ];
     const anonymous: ListingScope = { kind: "ownerless_public_or_shared_rooms" };
-    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: anonymous, roomId: null, limit: 20, offset: 0 });
+    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: anonymous, roomId: null, sourceKind: null, limit: 20, offset: 0 });
     const viaService = (q: string) => rpcCall(bus, searchOps.search, { caller: ANONYMOUS, q, limit: 20, offset: 0 }, { timeoutMs: 60_000 });
     for (const q of queries) {
       await raw(q);

@@ -250,7 +250,8 @@ describe("the scheduler", () => {
     const now = new Date();
     feeds.set("/sched-a.ics", icsFeed([]));
     feeds.set("/sched-b.ics", icsFeed([]));
-    const a = await feedRoom("sched-a", "/sched-a.ics", { ics_fetch_interval: 60 });
+    // 1 = one minute: up to 60 the interval is read as minutes (the reference form's unit).
+    const a = await feedRoom("sched-a", "/sched-a.ics", { ics_fetch_interval: 1 });
     const b = await feedRoom("sched-b", "/sched-b.ics", { ics_fetch_interval: 600 });
     const c = await roomWithCalendar(alice, { name: "sched-off", ics_url: feeds.url("/sched-b.ics"), ics_enabled: false });
     // A new room is due within its jitter (at most a tenth of its interval).

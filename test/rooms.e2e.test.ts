@@ -1,4 +1,7 @@
 // Rooms end to end through the gateway's HTTP API: what owners, other users and anonymous callers see.
+// Reading, updating and deleting go through the typed client (@scribe/client), as the web app does;
+// requests no typed client can send (wrong types, malformed JSON) through raw fetch.
+import { ok, type ScribeClient, type Schemas } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./support/system";
@@ -7,12 +10,16 @@ let sys: TestSystem;
 let alice: Client;
 let bob: Client;
 let anon: Client;
+const api: Record<"alice" | "bob" | "anon", ScribeClient> = {} as never;
 
 beforeAll(async () => {
   sys = await startSystem({ label: "rooms" });
   alice = sys.as("alice");
   bob = sys.as("bob");
   anon = sys.as(null);
+  api.alice = sys.client("alice");
+  api.bob = sys.client("bob");
+  api.anon = sys.client(null);
 });
 afterAll(async () => sys.stop());
 
@@ -33,7 +40,7 @@ function fullCreate(name: string, extra: Record<string, unknown> = {}) {
     is_shared: false,
     webhook_url: "",
     webhook_secret: "",
-    platform: "whereby",
+    platform: "whereby" as const,
     ...extra,
   };
 }
@@ -52,7 +59,7 @@ describe("rooms API", () => {
     expect(room).toMatchObject({
       name: "standup",
       user_id: "alice",
-      platform: "whereby",
+      platform: "whereby" as const,
       room_mode: "normal",
       ics_fetch_interval: 300,
       ics_enabled: false,
@@ -121,7 +128,7 @@ describe("rooms API", () => {
     const body = await bad.json();
     expect(body.detail[0].loc).toEqual(["body", "room_mode"]);
 
-    const interval = await alice("/v1/rooms", post({ name: "badinterval", ics_fetch_interval: 30 }));
+    const interval = await alice("/v1/rooms", post({ name: "badinterval", ics_fetch_interval: 3601 }));
     expect(interval.status).toBe(422);
     expect((await interval.json()).detail[0].loc).toEqual(["body", "ics_fetch_interval"]);
 
@@ -140,123 +147,154 @@ describe("rooms API", () => {
   describe("reading", () => {
     let privateRoom: { id: string };
     let sharedRoom: { id: string };
+    const byId = (room_id: string) => ({ params: { path: { room_id } } });
+    const byName = (room_name: string) => ({ params: { path: { room_name } } });
     beforeAll(async () => {
       privateRoom = await createRoom(alice, { name: "alice-private", webhook_url: "https://h.example.com/p" });
       sharedRoom = await createRoom(alice, { name: "alice-shared", is_shared: true, webhook_url: "https://h.example.com/s" });
     });
 
     it("shows the owner the webhook fields", async () => {
-      const room = await (await alice(`/v1/rooms/${sharedRoom.id}`)).json();
+      const room = await ok(api.alice.GET("/v1/rooms/{room_id}", byId(sharedRoom.id)));
       expect(room.webhook_url).toBe("https://h.example.com/s");
       expect(room.webhook_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     });
 
     it("lets another user read a shared room with the webhook fields hidden", async () => {
-      const res = await bob(`/v1/rooms/${sharedRoom.id}`);
-      expect(res.status).toBe(200);
-      const room = await res.json();
+      const room = await ok(api.bob.GET("/v1/rooms/{room_id}", byId(sharedRoom.id)));
       expect(room.name).toBe("alice-shared");
       expect(room.webhook_url).toBeNull();
       expect(room.webhook_secret).toBeNull();
     });
 
     it("refuses other users and anonymous callers a room that is not shared (403), and unknown ids (404)", async () => {
-      expect((await bob(`/v1/rooms/${privateRoom.id}`)).status).toBe(403);
-      const res = await anon(`/v1/rooms/${privateRoom.id}`);
-      expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ detail: "Room access denied" });
-      const missing = await alice("/v1/rooms/00000000-0000-4000-8000-000000000000");
-      expect(missing.status).toBe(404);
-      expect(await missing.json()).toEqual({ detail: "Room not found" });
+      expect((await api.bob.GET("/v1/rooms/{room_id}", byId(privateRoom.id))).response.status).toBe(403);
+      const refused = await api.anon.GET("/v1/rooms/{room_id}", byId(privateRoom.id));
+      expect(refused.response.status).toBe(403);
+      expect(refused.error).toEqual({ detail: "Room access denied" });
+      const missing = await api.alice.GET("/v1/rooms/{room_id}", byId("00000000-0000-4000-8000-000000000000"));
+      expect(missing.response.status).toBe(404);
+      expect(missing.error).toEqual({ detail: "Room not found" });
     });
 
     it("lets anyone open a room by name, hiding the webhook from all but the owner", async () => {
-      const asAnon = await (await anon("/v1/rooms/name/alice-private")).json();
+      const asAnon = await ok(api.anon.GET("/v1/rooms/name/{room_name}", byName("alice-private")));
       expect(asAnon.id).toBe(privateRoom.id);
       expect(asAnon.webhook_url).toBeNull();
       expect(asAnon.webhook_secret).toBeNull();
-      const asBob = await (await bob("/v1/rooms/name/alice-private")).json();
+      const asBob = await ok(api.bob.GET("/v1/rooms/name/{room_name}", byName("alice-private")));
       expect(asBob.webhook_secret).toBeNull();
-      const asOwner = await (await alice("/v1/rooms/name/alice-private")).json();
+      const asOwner = await ok(api.alice.GET("/v1/rooms/name/{room_name}", byName("alice-private")));
       expect(asOwner.webhook_url).toBe("https://h.example.com/p");
-      expect((await anon("/v1/rooms/name/no-such-room")).status).toBe(404);
+      expect((await api.anon.GET("/v1/rooms/name/{room_name}", byName("no-such-room"))).response.status).toBe(404);
     });
 
     it("lists own rooms and shared rooms, newest first, with webhooks hidden on others' rooms", async () => {
       const bobsRoom = await createRoom(bob, { name: "bob-own" });
-      const page = await (await bob("/v1/rooms?size=100")).json();
-      const names = page.items.map((r: { name: string }) => r.name);
+      const page = await ok(api.bob.GET("/v1/rooms", { params: { query: { size: 100 } } }));
+      const names = page.items.map((r) => r.name);
       expect(names).toContain("bob-own");
       expect(names).toContain("alice-shared");
       expect(names).toContain("tokencheck");
       expect(names).not.toContain("alice-private");
-      for (const r of page.items.filter((r: { user_id: string }) => r.user_id !== "bob")) {
+      for (const r of page.items.filter((r) => r.user_id !== "bob")) {
         expect(r.webhook_url).toBeNull();
         expect(r.webhook_secret).toBeNull();
       }
-      expect(page.items[0].id).toBe(bobsRoom.id);
-      const created = page.items.map((r: { created_at: string }) => r.created_at);
+      expect(page.items[0]?.id).toBe(bobsRoom.id);
+      const created = page.items.map((r) => r.created_at);
       expect([...created].sort().reverse()).toEqual(created);
     });
 
     it("paginates with page and size and counts pages", async () => {
-      const all = await (await alice("/v1/rooms?size=100")).json();
-      const first = await (await alice("/v1/rooms?page=1&size=2")).json();
-      const second = await (await alice("/v1/rooms?page=2&size=2")).json();
+      const list = (query: { page?: number; size?: number }) => api.alice.GET("/v1/rooms", { params: { query } });
+      const all = await ok(list({ size: 100 }));
+      const first = await ok(list({ page: 1, size: 2 }));
+      const second = await ok(list({ page: 2, size: 2 }));
       expect(first).toMatchObject({ page: 1, size: 2, total: all.total, pages: Math.ceil(all.total / 2) });
       expect(first.items).toHaveLength(2);
-      expect(second.items[0].id).toBe(all.items[2].id);
-      expect((await alice("/v1/rooms?size=101")).status).toBe(422);
-      expect((await alice("/v1/rooms?page=0")).status).toBe(422);
+      expect(second.items[0]?.id).toBe(all.items[2]?.id);
+      expect((await list({ size: 101 })).response.status).toBe(422);
+      expect((await list({ page: 0 })).response.status).toBe(422);
     });
 
     it("requires authentication to list rooms when not in public mode", async () => {
-      const res = await anon("/v1/rooms");
-      expect(res.status).toBe(401);
+      expect((await api.anon.GET("/v1/rooms")).response.status).toBe(401);
     });
   });
 
   describe("updating and deleting", () => {
+    const update = (as: ScribeClient, room_id: string, body: Schemas["UpdateRoom"]) =>
+      as.PATCH("/v1/rooms/{room_id}", { params: { path: { room_id } }, body });
+
     it("applies only the keys sent, and only for the owner", async () => {
       const room = await createRoom(alice, { name: "to-update", zulip_stream: "general" });
-      const res = await alice(`/v1/rooms/${room.id}`, patch({ is_shared: true, ics_fetch_interval: 600 }));
-      expect(res.status).toBe(200);
-      const updated = await res.json();
+      const updated = await ok(update(api.alice, room.id, { is_shared: true, ics_fetch_interval: 600 }));
       expect(updated).toMatchObject({ is_shared: true, ics_fetch_interval: 600, zulip_stream: "general", name: "to-update" });
       expect(updated).toHaveProperty("webhook_url");
 
-      expect((await bob(`/v1/rooms/${room.id}`, patch({ is_locked: true }))).status).toBe(403);
-      expect((await anon(`/v1/rooms/${room.id}`, patch({ is_locked: true }))).status).toBe(401);
-      expect((await alice(`/v1/rooms/00000000-0000-4000-8000-000000000000`, patch({ is_locked: true }))).status).toBe(404);
-      expect((await alice(`/v1/rooms/${room.id}`, patch({ recording_type: "tape" }))).status).toBe(422);
+      expect((await update(api.bob, room.id, { is_locked: true })).response.status).toBe(403);
+      expect((await update(api.anon, room.id, { is_locked: true })).response.status).toBe(401);
+      expect((await update(api.alice, "00000000-0000-4000-8000-000000000000", { is_locked: true })).response.status).toBe(404);
+      expect((await update(api.alice, room.id, { recording_type: "tape" })).response.status).toBe(422);
     });
 
     it("refuses renaming onto a taken name with 400", async () => {
       await createRoom(alice, { name: "name-a" });
       const b = await createRoom(alice, { name: "name-b" });
-      const res = await alice(`/v1/rooms/${b.id}`, patch({ name: "name-a" }));
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ detail: "Room name is not unique" });
+      const { error, response } = await update(api.alice, b.id, { name: "name-a" });
+      expect(response.status).toBe(400);
+      expect(error).toEqual({ detail: "Room name is not unique" });
     });
 
     it("generates a webhook secret for a new webhook URL and keeps it when the same URL is sent again", async () => {
       const room = await createRoom(alice, { name: "rotating" });
-      const first = await (await alice(`/v1/rooms/${room.id}`, patch({ webhook_url: "https://h.example.com/r" }))).json();
+      const first = await ok(update(api.alice, room.id, { webhook_url: "https://h.example.com/r" }));
       expect(first.webhook_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const again = await (await alice(`/v1/rooms/${room.id}`, patch({ webhook_url: "https://h.example.com/r" }))).json();
+      const again = await ok(update(api.alice, room.id, { webhook_url: "https://h.example.com/r" }));
       expect(again.webhook_secret).toBe(first.webhook_secret);
-      const moved = await (await alice(`/v1/rooms/${room.id}`, patch({ webhook_url: "https://h.example.com/new" }))).json();
+      const moved = await ok(update(api.alice, room.id, { webhook_url: "https://h.example.com/new" }));
       expect(moved.webhook_secret).not.toBe(first.webhook_secret);
     });
 
     it("deletes a room for its owner only", async () => {
       const room = await createRoom(alice, { name: "doomed" });
-      expect((await bob(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(403);
-      const res = await alice(`/v1/rooms/${room.id}`, { method: "DELETE" });
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: "ok" });
-      expect((await alice(`/v1/rooms/${room.id}`)).status).toBe(404);
-      expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(404);
+      const path = { params: { path: { room_id: room.id } } };
+      expect((await api.bob.DELETE("/v1/rooms/{room_id}", path)).response.status).toBe(403);
+      expect(await ok(api.alice.DELETE("/v1/rooms/{room_id}", path))).toEqual({ status: "ok" });
+      expect((await api.alice.GET("/v1/rooms/{room_id}", path)).response.status).toBe(404);
+      expect((await api.alice.DELETE("/v1/rooms/{room_id}", path)).response.status).toBe(404);
+    });
+  });
+
+  describe("the reference web app's Add Room form", () => {
+    it("creates a room with no feed from ics_url \"\" and the form's default interval of 5 (minutes)", async () => {
+      const room = await ok(api.alice.POST("/v1/rooms", { body: { ...fullCreate("form-defaults"), ics_url: "", ics_fetch_interval: 5, ics_enabled: false } }));
+      expect(room).toMatchObject({ ics_url: null, ics_fetch_interval: 300, ics_enabled: false });
+    });
+
+    it("reads the intervals the form offers (1, 5, 10, 30, 60) as minutes and larger numbers as seconds, on create and update", async () => {
+      for (const [minutes, i] of [1, 5, 10, 30, 60].map((m, i) => [m, i] as const)) {
+        const room = await ok(api.alice.POST("/v1/rooms", { body: { name: `interval-${i}`, ics_fetch_interval: minutes } }));
+        expect(room.ics_fetch_interval).toBe(minutes * 60);
+      }
+      const seconds = await ok(api.alice.POST("/v1/rooms", { body: { name: "interval-seconds", ics_fetch_interval: 900 } }));
+      expect(seconds.ics_fetch_interval).toBe(900);
+      const path = { params: { path: { room_id: seconds.id } } };
+      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 10 } }))).ics_fetch_interval).toBe(600);
+      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 120 } }))).ics_fetch_interval).toBe(120);
+      for (const bad of [0, -5, 3601]) {
+        const refused = await api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: bad } });
+        expect(refused.response.status).toBe(422);
+        expect(refused.error?.detail?.[0]?.loc).toEqual(["body", "ics_fetch_interval"]);
+      }
+    });
+
+    it("still refuses an ICS URL that is not one", async () => {
+      const refused = await api.alice.POST("/v1/rooms", { body: { name: "bad-feed", ics_url: "not a url" } });
+      expect(refused.response.status).toBe(422);
+      expect(refused.error?.detail?.[0]?.loc?.[0]).toBe("body");
+      expect(refused.error?.detail?.[0]?.loc?.[1]).toBe("ics_url");
     });
   });
 

@@ -1,6 +1,8 @@
 // Transcript reads end to end: events from the (stand-in) transcription service and the real rooms
-// service are folded by the projection and read through the gateway (api.md §2.9–2.12).
+// service are folded by the projection and read through the gateway (api.md §2.9–2.12). Formats,
+// participants and the list go through the typed client (@scribe/client); the rest through raw fetch.
 import { randomUUID } from "node:crypto";
+import { ok, type operations, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type Client, type TestSystem } from "./support/system";
@@ -128,13 +130,13 @@ describe("GET /v1/transcripts/{id}", () => {
   });
 
   it("renders text-timestamped, webvtt-named and json", async () => {
-    expect((await getJson(alice, `/v1/transcripts/${id}?transcript_format=text-timestamped`)).transcript).toBe(
-      "[00:00] John Smith: Hello world.\n[01:05] Jane Doe: How are you?",
-    );
-    const vtt = await getJson(alice, `/v1/transcripts/${id}?transcript_format=webvtt-named`);
+    const read = (transcript_format: "text-timestamped" | "webvtt-named" | "json") =>
+      ok(sys.client("alice").GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format } } }));
+    expect((await read("text-timestamped")).transcript).toBe("[00:00] John Smith: Hello world.\n[01:05] Jane Doe: How are you?");
+    const vtt = await read("webvtt-named");
     expect(vtt.transcript_format).toBe("webvtt-named");
     expect(vtt.transcript).toContain("WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v John Smith>Hello world.\n");
-    const json = await getJson(alice, `/v1/transcripts/${id}?transcript_format=json`);
+    const json = await read("json");
     expect(json.transcript).toEqual([
       { speaker: 0, speaker_name: "John Smith", text: "Hello world.", start: 0, end: 2 },
       { speaker: 1, speaker_name: "Jane Doe", text: "How are you?", start: 65, end: 68 },
@@ -148,12 +150,16 @@ describe("GET /v1/transcripts/{id}", () => {
   });
 
   it("lists participants and reads one, 404 for an unknown one", async () => {
-    expect(await getJson(alice, `/v1/transcripts/${id}/participants`)).toEqual([
+    const api = sys.client("alice");
+    expect(await ok(api.GET("/v1/transcripts/{transcript_id}/participants", { params: { path: { transcript_id: id } } }))).toEqual([
       { id: "p1", speaker: 0, name: "John Smith" },
       { id: "p2", speaker: 1, name: "Jane Doe" },
     ]);
-    expect(await getJson(alice, `/v1/transcripts/${id}/participants/p2`)).toEqual({ id: "p2", speaker: 1, name: "Jane Doe" });
-    expect(await getJson(alice, `/v1/transcripts/${id}/participants/nope`, 404)).toEqual({ detail: "Participant not found" });
+    const one = (participant_id: string) =>
+      api.GET("/v1/transcripts/{transcript_id}/participants/{participant_id}", { params: { path: { transcript_id: id, participant_id } } });
+    expect(await ok(one("p2"))).toEqual({ id: "p2", speaker: 1, name: "Jane Doe" });
+    const missing = await one("nope");
+    expect([missing.response.status, missing.error]).toEqual([404, { detail: "Participant not found" }]);
   });
 });
 
@@ -277,49 +283,54 @@ describe("GET /v1/transcripts", () => {
       return page.items.find((i: { id: string }) => i.id === ids.b1)?.room_name === "list-shared";
     });
   });
-  const lister = () => sys.as("lister");
+  type ListQuery = NonNullable<operations["v1_transcripts_list"]["parameters"]["query"]>;
+  const list = (as: ScribeClient, query: ListQuery = {}) => ok(as.GET("/v1/transcripts", { params: { query } }));
+  const refused = async (query: Record<string, string>) =>
+    (await sys.client("lister").GET("/v1/transcripts", { params: { query: query as ListQuery } })).response.status;
+  const lister = () => sys.client("lister");
   const itemIds = (page: { items: { id: string }[] }) => page.items.map((i) => i.id);
 
   it("lists the caller's own transcripts and those of shared rooms, newest first, without heavy fields", async () => {
-    const page = await getJson(lister(), "/v1/transcripts");
+    const page = await list(lister());
     expect(itemIds(page)).toEqual([ids.b1, ids.a3, ids.a2, ids.a1]);
     expect(page).toMatchObject({ total: 4, page: 1, size: 50, pages: 1 });
-    const item = page.items.find((i: { id: string }) => i.id === ids.a1);
+    const item = page.items.find((i) => i.id === ids.a1);
     expect(item).toMatchObject({ room_name: "list-alice", has_cloud_video: false, cloud_video_duration: null, title: "Alpha planning" });
     for (const key of ["participants", "topics", "action_items", "transcript", "deleted_at"]) expect(item).not.toHaveProperty(key);
   });
 
   it("filters by room, source kind and a literal title substring", async () => {
-    expect(itemIds(await getJson(lister(), `/v1/transcripts?room_id=${mine.id}`))).toEqual([ids.a1]);
-    expect(itemIds(await getJson(lister(), "/v1/transcripts?source_kind=file"))).toEqual([ids.a2]);
-    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=ALPHA"))).toEqual([ids.a1]);
-    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=0%25_"))).toEqual([ids.a3]);
-    expect(itemIds(await getJson(lister(), "/v1/transcripts?search_term=%25"))).toEqual([ids.a3]);
-    await getJson(lister(), "/v1/transcripts?source_kind=zoom", 422);
-    await getJson(lister(), "/v1/transcripts?sort_by=title", 422);
+    expect(itemIds(await list(lister(), { room_id: mine.id }))).toEqual([ids.a1]);
+    expect(itemIds(await list(lister(), { source_kind: "file" }))).toEqual([ids.a2]);
+    expect(itemIds(await list(lister(), { search_term: "ALPHA" }))).toEqual([ids.a1]);
+    expect(itemIds(await list(lister(), { search_term: "0%_" }))).toEqual([ids.a3]);
+    expect(itemIds(await list(lister(), { search_term: "%" }))).toEqual([ids.a3]);
+    expect(await refused({ source_kind: "zoom" })).toBe(422);
+    expect(await refused({ sort_by: "title" })).toBe(422);
   });
 
   it("pages with page and size", async () => {
-    const p1 = await getJson(lister(), "/v1/transcripts?size=3");
-    const p2 = await getJson(lister(), "/v1/transcripts?size=3&page=2");
+    const p1 = await list(lister(), { size: 3 });
+    const p2 = await list(lister(), { size: 3, page: 2 });
     expect(p1).toMatchObject({ total: 4, size: 3, pages: 2, page: 1 });
     expect(itemIds(p1)).toEqual([ids.b1, ids.a3, ids.a2]);
     expect(itemIds(p2)).toEqual([ids.a1]);
-    await getJson(lister(), "/v1/transcripts?size=101", 422);
-    await getJson(lister(), "/v1/transcripts?page=0", 422);
+    expect(await refused({ size: "101" })).toBe(422);
+    expect(await refused({ page: "0" })).toBe(422);
   });
 
   it("does not list another user's transcript outside a shared room, whatever its share mode", async () => {
-    expect(itemIds(await getJson(lister(), "/v1/transcripts"))).not.toContain(ids.b2);
-    expect(itemIds(await getJson(bob, "/v1/transcripts"))).toEqual(expect.arrayContaining([ids.b1, ids.b2]));
+    expect(itemIds(await list(lister()))).not.toContain(ids.b2);
+    expect(itemIds(await list(sys.client("bob")))).toEqual(expect.arrayContaining([ids.b1, ids.b2]));
   });
 
   it("answers 401 to anonymous callers outside PUBLIC_MODE", async () => {
-    expect(await getJson(anon, "/v1/transcripts", 401)).toEqual({ detail: "Not authenticated" });
+    const { error, response } = await sys.client(null).GET("/v1/transcripts");
+    expect([response.status, error]).toEqual([401, { detail: "Not authenticated" }]);
   });
 
   it("serves the change feed by change_seq, deletions included with deleted_at", async () => {
-    const feedOf = async (from: number) => (await getJson(lister(), `/v1/transcripts?sort_by=change_seq&change_seq_from=${from}&size=100`)).items;
+    const feedOf = async (from: number) => (await getJson(sys.as("lister"), `/v1/transcripts?sort_by=change_seq&change_seq_from=${from}&size=100`)).items;
     const all = await feedOf(0);
     const seqs = all.map((i: { change_seq: number }) => i.change_seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
@@ -331,14 +342,14 @@ describe("GET /v1/transcripts", () => {
     await tw.applied(ids.a2!);
     const [deleted] = await feedOf(checkpoint);
     expect(deleted).toMatchObject({ id: ids.a2, deleted_at: "2026-02-01T00:00:00+00:00" });
-    expect(itemIds(await getJson(lister(), "/v1/transcripts"))).not.toContain(ids.a2);
+    expect(itemIds(await getJson(sys.as("lister"), "/v1/transcripts"))).not.toContain(ids.a2);
 
     await tw.destroy(ids.a2!);
     await tw.applied(ids.a2!);
     const [destroyed] = await feedOf(deleted.change_seq);
     expect(destroyed).toMatchObject({ id: ids.a2, title: null, deleted_at: "2026-02-01T00:00:00+00:00" });
     expect(destroyed.change_seq).toBeGreaterThan(deleted.change_seq);
-    await getJson(lister(), `/v1/transcripts/${ids.a2}`, 404);
+    await getJson(sys.as("lister"), `/v1/transcripts/${ids.a2}`, 404);
   });
 });
 

@@ -1,6 +1,8 @@
 // Transcript mutations end to end (api.md §2.9–2.13): the transcription service decides and emits,
-// the projection folds, the gateway answers after the read model holds the change.
+// the projection folds, the gateway answers after the read model holds the change. Creating, patching
+// and participants go through the typed client (@scribe/client); the rest through raw fetch.
 import { randomUUID } from "node:crypto";
+import { ok, type ScribeClient, type Schemas } from "@scribe/client";
 import type { TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, type Sql } from "@scribe/kit";
 import { DbTranscriptPort } from "../services/transcription/src/port";
@@ -13,6 +15,7 @@ let sys: TestSystem;
 let alice: Client;
 let bob: Client;
 let anon: Client;
+const api: Record<"alice" | "bob" | "anon", ScribeClient> = {} as never;
 let sql: Sql;
 let bus: TranscriptWriter;
 
@@ -21,6 +24,9 @@ beforeAll(async () => {
   alice = sys.as("alice");
   bob = sys.as("bob");
   anon = sys.as(null);
+  api.alice = sys.client("alice");
+  api.bob = sys.client("bob");
+  api.anon = sys.client(null);
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
   bus = await TranscriptWriter.connect(sys.prefix);
 });
@@ -40,8 +46,10 @@ async function create(as: Client, body: Record<string, unknown> = {}) {
 }
 
 describe("POST /v1/transcripts", () => {
+  const transcript = (transcript_id: string) => ({ params: { path: { transcript_id } } });
+
   it("creates an idle, private, live transcript owned by the caller, readable at once", async () => {
-    const t = await create(alice);
+    const t = await ok(api.alice.POST("/v1/transcripts", { body: { name: "Standup" } }));
     expect(t).toMatchObject({
       name: "Standup",
       status: "idle",
@@ -57,18 +65,19 @@ describe("POST /v1/transcripts", () => {
     });
     expect(t).not.toHaveProperty("topics");
     expect(t).not.toHaveProperty("events");
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ id: t.id, name: "Standup", status: "idle" });
-    const list = await expectStatus(await alice("/v1/transcripts"), 200);
-    expect(list.items.map((i: { id: string }) => i.id)).toContain(t.id);
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}", transcript(t.id)))).toMatchObject({ id: t.id, name: "Standup", status: "idle" });
+    const list = await ok(api.alice.GET("/v1/transcripts"));
+    expect(list.items.map((i) => i.id)).toContain(t.id);
   });
 
-  it("takes the languages and source kind given", async () => {
-    const t = await create(alice, { source_language: "fr", target_language: "de", source_kind: "file" });
+  it("takes the languages and source kind given, and source_kind null as live", async () => {
+    const t = await ok(api.alice.POST("/v1/transcripts", { body: { name: "x", source_language: "fr", target_language: "de", source_kind: "file" } }));
     expect(t).toMatchObject({ source_language: "fr", target_language: "de", source_kind: "file" });
+    expect(await ok(api.alice.POST("/v1/transcripts", { body: { name: "x", source_kind: null } }))).toMatchObject({ source_kind: "live" });
   });
 
   it("needs a signed-in caller outside PUBLIC_MODE, and a name", async () => {
-    expect((await anon("/v1/transcripts", send("POST", { name: "x" }))).status).toBe(401);
+    expect((await api.anon.POST("/v1/transcripts", { body: { name: "x" } })).response.status).toBe(401);
     const res = await alice("/v1/transcripts", send("POST", {}));
     expect(res.status).toBe(422);
     expect(JSON.stringify(await res.json())).toContain("name");
@@ -76,24 +85,29 @@ describe("POST /v1/transcripts", () => {
 });
 
 describe("PATCH /v1/transcripts/{id}", () => {
+  const patch = (as: ScribeClient, transcript_id: string, body: Schemas["UpdateTranscript"]) =>
+    as.PATCH("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id } }, body });
+
   it("writes exactly the fields given and answers the updated transcript", async () => {
     const t = await create(alice);
-    const patched = await expectStatus(
-      await alice(`/v1/transcripts/${t.id}`, send("PATCH", { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true })),
-      200,
-    );
+    const patched = await ok(patch(api.alice, t.id, { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true }));
     expect(patched).toMatchObject({ id: t.id, name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true, share_mode: "private" });
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ name: "Renamed", locked: true, title: "Weekly", reviewed: true });
-    const cleared = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { title: null })), 200);
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: t.id } } }))).toMatchObject({
+      name: "Renamed",
+      locked: true,
+      title: "Weekly",
+      reviewed: true,
+    });
+    const cleared = await ok(patch(api.alice, t.id, { title: null }));
     expect(cleared).toMatchObject({ title: null, name: "Renamed" });
   });
 
   it("gives participants sent without an id a stable id", async () => {
     const t = await create(alice);
-    const patched = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Ann", speaker: 0 }] })), 200);
-    const pid = patched.participants[0].id;
+    const patched = await ok(patch(api.alice, t.id, { participants: [{ name: "Ann", speaker: 0 }] }));
+    const pid = patched.participants?.[0]?.id;
     expect(pid).toEqual(expect.any(String));
-    const read = await expectStatus(await alice(`/v1/transcripts/${t.id}/participants`), 200);
+    const read = await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants", { params: { path: { transcript_id: t.id } } }));
     expect(read).toEqual([{ id: pid, name: "Ann", speaker: 0 }]);
   });
 
@@ -171,28 +185,50 @@ describe("delete, restore, destroy", () => {
 describe("participants", () => {
   it("creates, updates and deletes participants with unique speakers", async () => {
     const t = await create(alice);
-    const base = `/v1/transcripts/${t.id}/participants`;
-    const p1 = await expectStatus(await alice(base, send("POST", { name: "Ann" })), 200);
-    expect(p1).toEqual({ id: expect.any(String), name: "Ann", speaker: null });
-    const p2 = await expectStatus(await alice(base, send("POST", { name: "Bob", speaker: 1 })), 200);
-    expect(await expectStatus(await alice(base, send("POST", { name: "Cid", speaker: 1 })), 400)).toEqual({ detail: "Speaker already assigned" });
-    expect(await expectStatus(await alice(base), 200)).toHaveLength(2);
-    expect((await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).participants).toHaveLength(2);
+    const transcript = { path: { transcript_id: t.id } };
+    const one = (participant_id: string) => ({ params: { path: { transcript_id: t.id, participant_id } } });
+    const add = (body: Schemas["CreateParticipant"]) => api.alice.POST("/v1/transcripts/{transcript_id}/participants", { params: transcript, body });
+    const update = (participant_id: string, body: Schemas["UpdateParticipant"]) =>
+      api.alice.PATCH("/v1/transcripts/{transcript_id}/participants/{participant_id}", { ...one(participant_id), body });
+    const remove = (participant_id: string) => api.alice.DELETE("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(participant_id));
 
-    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { name: "Anna" })), 200)).toEqual({ id: p1.id, name: "Anna", speaker: null });
-    expect(await expectStatus(await alice(`${base}/${p1.id}`), 200)).toEqual({ id: p1.id, name: "Anna", speaker: null });
-    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { speaker: 1 })), 400)).toEqual({ detail: "Speaker already assigned" });
-    expect((await alice(`${base}/no-such`, send("PATCH", { name: "x" }))).status).toBe(404);
-    expect(await expectStatus(await alice(`${base}/${p2.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
-    expect(await expectStatus(await alice(`${base}/no-such`, send("DELETE")), 200)).toEqual({ status: "ok" });
-    expect(await expectStatus(await alice(`${base}/${p1.id}`, send("PATCH", { speaker: 1 })), 200)).toEqual({ id: p1.id, name: "Anna", speaker: 1 });
+    const p1 = await ok(add({ name: "Ann" }));
+    expect(p1).toEqual({ id: expect.any(String), name: "Ann", speaker: null });
+    const p2 = await ok(add({ name: "Bob", speaker: 1 }));
+    expect((await add({ name: "Cid", speaker: 1 })).error).toEqual({ detail: "Speaker already assigned" });
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants", { params: transcript }))).toHaveLength(2);
+    expect((await ok(api.alice.GET("/v1/transcripts/{transcript_id}", { params: transcript }))).participants).toHaveLength(2);
+
+    expect(await ok(update(p1.id, { name: "Anna" }))).toEqual({ id: p1.id, name: "Anna", speaker: null });
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(p1.id)))).toEqual({ id: p1.id, name: "Anna", speaker: null });
+    const taken = await update(p1.id, { speaker: 1 });
+    expect(taken.response.status).toBe(400);
+    expect(taken.error).toEqual({ detail: "Speaker already assigned" });
+    expect((await update("no-such", { name: "x" })).response.status).toBe(404);
+    expect(await ok(remove(p2.id))).toEqual({ status: "ok" });
+    expect(await ok(remove("no-such"))).toEqual({ status: "ok" });
+    expect(await ok(update(p1.id, { speaker: 1 }))).toEqual({ id: p1.id, name: "Anna", speaker: 1 });
+  });
+
+  it("takes a null name on update as unchanged, as the reference's generated client may send it", async () => {
+    const t = await create(alice);
+    const params = { path: { transcript_id: t.id } };
+    const p = await ok(api.alice.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "Dee", speaker: 2 } }));
+    const updated = await ok(
+      api.alice.PATCH("/v1/transcripts/{transcript_id}/participants/{participant_id}", {
+        params: { path: { transcript_id: t.id, participant_id: p.id } },
+        body: { name: null, speaker: 3 },
+      }),
+    );
+    expect(updated).toEqual({ id: p.id, name: "Dee", speaker: 3 });
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants", { params }))).toEqual([{ id: p.id, name: "Dee", speaker: 3 }]);
   });
 
   it("EDIT: anyone signed in on an anonymous transcript, only the owner otherwise; 401 anonymous", async () => {
     const mine = await create(alice);
-    const res = await bob(`/v1/transcripts/${mine.id}/participants`, send("POST", { name: "x" }));
-    expect(res.status).toBe(403);
-    expect((await anon(`/v1/transcripts/${mine.id}/participants`, send("POST", { name: "x" }))).status).toBe(401);
+    const params = { path: { transcript_id: mine.id } };
+    expect((await api.bob.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(403);
+    expect((await api.anon.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(401);
   });
 });
 

@@ -852,8 +852,7 @@ export interface components {
             key: string;
         };
         CreateApiKeyRequest: {
-            /** @default null */
-            name: string | null;
+            name?: string | null;
         };
         Page_RoomDetails_: {
             items: components["schemas"]["RoomDetails"][];
@@ -939,42 +938,40 @@ export interface components {
         CreateRoom: {
             name: string;
             /** @default false */
-            zulip_auto_post: boolean;
+            zulip_auto_post?: boolean;
             /** @default  */
-            zulip_stream: string;
+            zulip_stream?: string;
             /** @default  */
-            zulip_topic: string;
+            zulip_topic?: string;
             /** @default false */
-            is_locked: boolean;
+            is_locked?: boolean;
             /** @default normal */
-            room_mode: string;
+            room_mode?: string;
             /** @default cloud */
-            recording_type: string;
+            recording_type?: string;
             /** @default automatic-2nd-participant */
-            recording_trigger: string;
+            recording_trigger?: string;
             /** @default false */
-            is_shared: boolean;
+            is_shared?: boolean;
             /** @default  */
-            webhook_url: "" | string;
+            webhook_url?: "" | string;
             /** @default  */
-            webhook_secret: string;
+            webhook_secret?: string;
+            ics_url?: "" | string | null;
             /**
-             * Format: uri
-             * @default null
+             * @description how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds
+             * @default 300
              */
-            ics_url: string | null;
-            /** @default 300 */
-            ics_fetch_interval: number;
+            ics_fetch_interval?: number;
             /** @default false */
-            ics_enabled: boolean;
+            ics_enabled?: boolean;
             /** @enum {string} */
             platform?: "whereby" | "daily" | "livekit";
             /** @default false */
-            skip_consent: boolean;
-            /** @default null */
-            email_transcript_to: string | null;
+            skip_consent?: boolean;
+            email_transcript_to?: string | null;
             /** @default false */
-            store_video: boolean;
+            store_video?: boolean;
         };
         UpdateRoom: {
             name?: string | null;
@@ -989,6 +986,7 @@ export interface components {
             webhook_url?: "" | string | null;
             webhook_secret?: string | null;
             ics_url?: "" | string | null;
+            /** @description how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds */
             ics_fetch_interval?: number | null;
             ics_enabled?: boolean | null;
             /** @enum {string|null} */
@@ -1043,7 +1041,7 @@ export interface components {
              * @default null
              */
             last_attempt: string | null;
-            last_result?: components["schemas"]["SyncStatus"] & (string | null);
+            last_result?: components["schemas"]["SyncStatus"] | null;
             /** @default null */
             last_error: string | null;
         };
@@ -1141,7 +1139,7 @@ export interface components {
         };
         CreateRoomMeeting: {
             /** @default false */
-            allow_duplicated: boolean | null;
+            allow_duplicated?: boolean | null;
         };
         MeetingConsentRequest: {
             consent_given: boolean;
@@ -1457,7 +1455,7 @@ export interface components {
             speaker: number | null;
             name: string;
             /** @default null */
-            user_id: string | null;
+            user_id?: string | null;
         };
         GetTranscriptWithParticipants: components["schemas"]["GetTranscriptMinimal"] & {
             participants: components["schemas"]["TranscriptParticipantWithEmail"][] | null;
@@ -1598,10 +1596,10 @@ export interface components {
         CreateTranscript: {
             name: string;
             /** @default en */
-            source_language: string;
+            source_language?: string;
             /** @default en */
-            target_language: string;
-            source_kind?: components["schemas"]["SourceKind"] & (string | null);
+            target_language?: string;
+            source_kind?: components["schemas"]["SourceKind"] | null;
         };
         UpdateTranscript: {
             name?: string;
@@ -1646,13 +1644,12 @@ export interface components {
             duration_ms: number | null;
         };
         CreateParticipant: {
-            /** @default null */
-            speaker: number | null;
+            speaker?: number | null;
             name: string;
         };
         UpdateParticipant: {
             speaker?: number | null;
-            name?: string;
+            name?: string | null;
         };
         SpeakerAssignmentStatus: {
             status: string;
@@ -2909,14 +2906,13 @@ export interface operations {
                 limit?: number;
                 offset?: number | null;
                 room_id?: string;
-                /** @description not offered: search filters by one room_id only; must be absent */
-                source_kind?: string;
-                /** @description not offered: search filters by one room_id only; must be absent */
+                source_kind?: components["schemas"]["SourceKind"];
+                /** @description not offered: search filters by one room_id and source_kind only; must be absent */
                 from?: string;
-                /** @description not offered: search filters by one room_id only; must be absent */
+                /** @description not offered: search filters by one room_id and source_kind only; must be absent */
                 to?: string;
-                /** @description accepted when false; the trash view is not offered: search filters by one room_id only */
-                include_deleted?: string;
+                /** @description true: the trash view, only the caller's own soft-deleted transcripts (needs a signed-in caller) */
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;

@@ -5,6 +5,7 @@ import { BaseConfig, createLogger } from "@scribe/kit";
 import { createApp } from "./app";
 import { GatewayConfig } from "./config";
 import type { AppEnv, GatewayDeps } from "./http/context";
+import { nullableReferences, requiredMatchesTheWire } from "./openapi-shape";
 
 export const API_INFO = {
   title: "Scribe API",
@@ -16,7 +17,10 @@ export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Docume
 
 /** The document of an app's registered routes. */
 export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
-  return app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
+  const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
+  nullableReferences(document);
+  requiredMatchesTheWire(document);
+  return document;
 }
 
 /**

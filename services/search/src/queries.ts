@@ -4,7 +4,7 @@ import { isoformatUtc, listingScope, searchOps } from "@scribe/contracts";
 import { Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
 import type { SearchConfig } from "./config";
 import { combineSnippets, type SnippetSettings } from "./domain/snippets";
-import { searchTranscripts } from "./store";
+import { searchTranscripts, type SearchScope } from "./store";
 
 export function snippetSettings(config: SearchConfig): SnippetSettings {
   return {
@@ -17,11 +17,20 @@ export function snippetSettings(config: SearchConfig): SnippetSettings {
 
 export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig): void {
   const settings = snippetSettings(config);
-  rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id }) => {
-    const scope = listingScope(caller, config.PUBLIC_MODE);
+  rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id, source_kind, include_deleted }) => {
+    if (include_deleted && caller.userId === null) throw Unauthorized("Authentication required to view deleted transcripts");
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
+    // The trash is the caller's own: shared rooms and PUBLIC_MODE do not widen it.
+    const scope: SearchScope = include_deleted ? { kind: "own_deleted", userId: caller.userId! } : listingScope(caller, config.PUBLIC_MODE);
     const text = q.trim() || null;
-    const { rows, total } = await searchTranscripts(sql, { text, scope, roomId: room_id ?? null, limit, offset });
+    const { rows, total } = await searchTranscripts(sql, {
+      text,
+      scope,
+      roomId: room_id ?? null,
+      sourceKind: source_kind ?? null,
+      limit,
+      offset,
+    });
     const results = rows.map((r) => {
       const { snippets, totalMatchCount } = text
         ? combineSnippets({ longSummary: r.long_summary, webvttText: r.webvtt_text }, text, settings)

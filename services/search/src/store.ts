@@ -21,11 +21,15 @@ const ResultRow = z.object({
 });
 export type ResultRow = z.infer<typeof ResultRow>;
 
+/** What a search may see: a listing scope, or the trash view (the user's own soft-deleted transcripts). */
+export type SearchScope = ListingScope | { kind: "own_deleted"; userId: string };
+
 export interface SearchQuery {
   /** Trimmed, non-empty; null = browse (newest first, no text filter). */
   text: string | null;
-  scope: ListingScope;
+  scope: SearchScope;
   roomId: string | null;
+  sourceKind: ResultRow["source_kind"] | null;
   limit: number;
   offset: number;
 }
@@ -43,6 +47,19 @@ const COLUMNS = (db: Db) => db`
   case when t.room_id is null then null else coalesce(t.room_name, 'Deleted Room') end as room_name,
   t.source_kind, t.created_at, t.status, t.duration, t.change_seq, t.long_summary, t.webvtt_text`;
 
+function scopeFilter(db: Db, scope: SearchScope) {
+  switch (scope.kind) {
+    case "own_deleted":
+      return db`t.deleted_at is not null and t.user_id = ${scope.userId}`;
+    case "own_or_shared_rooms":
+      return db`t.deleted_at is null and (t.user_id = ${scope.userId} or t.room_shared)`;
+    case "shared_rooms":
+      return db`t.deleted_at is null and t.room_shared`;
+    case "ownerless_public_or_shared_rooms":
+      return db`t.deleted_at is null and (t.user_id is null or t.share_mode = 'public' or t.room_shared)`;
+  }
+}
+
 /**
  * One statement: filter, rank (ts_rank with normalisation 32, so weights A > B > C > D order title,
  * summary, WebVTT text and room name), page, and the total over the same filter. Ranking and
@@ -51,13 +68,9 @@ const COLUMNS = (db: Db) => db`
  */
 export function searchStatement(db: Db, q: SearchQuery) {
   const where = [
-    db`t.deleted_at is null`,
-    q.scope.kind === "own_or_shared_rooms"
-      ? db`(t.user_id = ${q.scope.userId} or t.room_shared)`
-      : q.scope.kind === "shared_rooms"
-        ? db`t.room_shared`
-        : db`(t.user_id is null or t.share_mode = 'public' or t.room_shared)`,
+    scopeFilter(db, q.scope),
     q.roomId ? db`t.room_id = ${q.roomId}` : db`true`,
+    q.sourceKind ? db`t.source_kind = ${q.sourceKind}` : db`true`,
   ].reduce((acc, c) => db`${acc} and ${c}`);
   if (q.text === null) {
     // Browse: newest first straight from the created_at index; the count is a separate scan.

@@ -18,8 +18,24 @@ const roomModeString = enumString(RoomMode.options);
 const recordingTypeString = enumString(RecordingType.options);
 const recordingTriggerString = enumString(RecordingTrigger.options);
 
-export const ICS_FETCH_INTERVAL = { min: 60, max: 3600, default: 300 } as const;
-const icsFetchInterval = z.number().int().min(ICS_FETCH_INTERVAL.min).max(ICS_FETCH_INTERVAL.max);
+/**
+ * Stored and answered in seconds (60 to 3600). Requests may also give minutes: the reference's
+ * settings form offers 1, 5, 10, 30 and 60 and sends those minute numbers unchanged, so a value up to
+ * `minutesUpTo` is read as minutes (60 is one hour, as the form means), a larger one as seconds.
+ */
+export const ICS_FETCH_INTERVAL = { min: 60, max: 3600, default: 300, minutesUpTo: 60 } as const;
+const icsFetchInterval = z
+  .number()
+  .int()
+  .min(1)
+  .max(ICS_FETCH_INTERVAL.max)
+  .refine((v) => v <= ICS_FETCH_INTERVAL.minutesUpTo || v >= ICS_FETCH_INTERVAL.min, "Input should be minutes (1 to 60) or seconds (60 to 3600)")
+  .describe("how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds");
+
+/** The interval a request gave (minutes or seconds, see ICS_FETCH_INTERVAL) in seconds. */
+export function icsFetchIntervalSeconds(requested: number): number {
+  return requested <= ICS_FETCH_INTERVAL.minutesUpTo ? requested * 60 : requested;
+}
 const httpUrl = z.url({ protocol: /^https?$/ });
 /** Calendar apps hand out feeds as webcal:// (fetched over https), so ICS URLs accept it too. */
 const icsUrl = z.url({ protocol: /^(https?|webcal)$/ });
@@ -83,7 +99,8 @@ export const CreateRoom = z
     is_shared: z.boolean().default(false),
     webhook_url: z.union([z.literal(""), httpUrl]).default(""),
     webhook_secret: z.string().default(""),
-    ics_url: icsUrl.nullable().optional().default(null),
+    // "" is "no feed", as on update (the reference form sends it when the field is left empty).
+    ics_url: z.union([z.literal(""), icsUrl]).nullable().optional().default(null),
     ics_fetch_interval: icsFetchInterval.optional().default(ICS_FETCH_INTERVAL.default),
     ics_enabled: z.boolean().optional().default(false),
     /** Default: DEFAULT_VIDEO_PLATFORM (platform A, "daily"). */

@@ -176,7 +176,8 @@ export const CreateParticipant = z
   .object({ speaker: z.number().int().nullable().default(null), name: z.string() })
   .openapi("CreateParticipant");
 export const UpdateParticipant = z
-  .object({ speaker: z.number().int().nullable().optional(), name: z.string().optional() })
+  // A null name means "unchanged" (the reference's generated client types it nullable).
+  .object({ speaker: z.number().int().nullable().optional(), name: z.string().nullable().optional() })
   .openapi("UpdateParticipant");
 export const SpeakerAssignment = z
   .object({

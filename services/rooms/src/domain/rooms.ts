@@ -1,5 +1,5 @@
 // Room rules: defaults on create, partial update, webhook-secret generation, who may read or change.
-import type { Caller, CreateRoom, Platform, RoomState, UpdateRoom } from "@scribe/contracts";
+import { icsFetchIntervalSeconds, type Caller, type CreateRoom, type Platform, type RoomState, type UpdateRoom } from "@scribe/contracts";
 
 /** 32 random bytes, URL-safe base64 without padding: 43 characters (reference format). */
 export type SecretGenerator = () => string;
@@ -34,8 +34,8 @@ export function newRoom({ id, owner, body, defaultPlatform, now, newSecret }: Cr
     // Empty strings are stored as given (the reference keeps "" rather than null).
     webhook_url: webhookUrl,
     webhook_secret: webhookSecret,
-    ics_url: body.ics_url,
-    ics_fetch_interval: body.ics_fetch_interval,
+    ics_url: body.ics_url || null,
+    ics_fetch_interval: icsFetchIntervalSeconds(body.ics_fetch_interval),
     ics_enabled: body.ics_enabled,
     ics_last_sync: null,
     ics_last_etag: null,
@@ -59,7 +59,8 @@ export function applyUpdate(room: RoomState, patch: UpdateRoom, now: Date, newSe
   for (const [key, value] of Object.entries(patch) as [keyof UpdateRoom, unknown][]) {
     if (value === undefined) continue;
     if (value === null && !NULLABLE.has(key)) continue;
-    (next as Record<string, unknown>)[key] = key === "ics_url" && value === "" ? null : value;
+    (next as Record<string, unknown>)[key] =
+      key === "ics_url" && value === "" ? null : key === "ics_fetch_interval" ? icsFetchIntervalSeconds(value as number) : value;
   }
   const urlGiven = typeof patch.webhook_url === "string" && patch.webhook_url !== "";
   const secretGiven = typeof patch.webhook_secret === "string" && patch.webhook_secret !== "";

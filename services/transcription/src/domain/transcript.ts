@@ -133,13 +133,13 @@ export function addParticipant(ps: StoredParticipant[], p: { id: string; name: s
 }
 
 /**
- * Only keys present change. The speaker check looks at a given, non-null speaker only: the
+ * Only keys present change (a null name too is "unchanged": a name is never null). The speaker check looks at a given, non-null speaker only: the
  * reference's check of an omitted speaker as null against others is a quirk (behaviour §11.7).
  */
 export function updateParticipant(
   ps: StoredParticipant[],
   id: string,
-  patch: { name?: string; speaker?: number | null },
+  patch: { name?: string | null; speaker?: number | null },
 ): { participants: StoredParticipant[]; participant: StoredParticipant } {
   if (patch.speaker !== undefined && patch.speaker !== null && ps.some((o) => o.id !== id && o.speaker === patch.speaker)) {
     throw new RuleError(400, SPEAKER_TAKEN);
@@ -148,7 +148,7 @@ export function updateParticipant(
   if (!current) throw new RuleError(404, "Participant not found");
   const updated: StoredParticipant = {
     ...current,
-    ...(patch.name !== undefined ? { name: patch.name } : {}),
+    ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
     ...(patch.speaker !== undefined ? { speaker: patch.speaker } : {}),
   };
   return { participants: ps.map((p) => (p.id === id ? updated : p)), participant: updated };
