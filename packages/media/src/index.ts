@@ -7,3 +7,4 @@ export * from "./transcode";
 export * from "./mixdown";
 export * from "./analyze";
 export * from "./storage";
+export * from "./opus-stream";
