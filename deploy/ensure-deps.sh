@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us espeak-ng flite sox nats-server postgresql)
+# chromium: the live-recording test drives a real browser (playwright-core, headless).
+APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us espeak-ng flite sox nats-server postgresql chromium)
 PNPM_VERSION=10.34.9
 say() { printf '\033[1m[scribe]\033[0m %s\n' "$*"; }
 port_open() { (echo > "/dev/tcp/127.0.0.1/$1") >/dev/null 2>&1; }

@@ -108,7 +108,7 @@ async function seedTranscript(w: Omit<World, "fixtures">, opts: { owner: "owner"
  */
 async function freshTranscript(
   w: Omit<World, "fixtures">,
-  opts: { owner?: "owner" | null; deleted?: boolean; participant?: boolean } = {},
+  opts: { owner?: "owner" | null; deleted?: boolean; participant?: boolean; locked?: boolean } = {},
 ): Promise<{ id: string; participantId: string | null }> {
   const caller = w.callerOf(opts.owner === undefined ? "owner" : opts.owner);
   const t = await rpcCall(w.bus, transcriptionOps.create, { caller, transcript: { name: w.unique("transcript") } });
@@ -116,6 +116,7 @@ async function freshTranscript(
     ? (await rpcCall(w.bus, transcriptionOps.addParticipant, { caller, id: t.id, participant: { name: "Ann", speaker: 0 } })).participant.id
     : null;
   if (opts.deleted) await rpcCall(w.bus, transcriptionOps.delete, { caller, id: t.id });
+  if (opts.locked) await rpcCall(w.bus, transcriptionOps.update, { caller, id: t.id, patch: { locked: true } });
   return { id: t.id, participantId };
 }
 
@@ -541,6 +542,12 @@ const OPERATIONS = {
     variant: "a private transcript with nothing to process",
     request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/process`, init: { method: "POST" } }),
   },
+  recordWebrtc: {
+    route: "POST /v1/transcripts/{transcript_id}/record/webrtc",
+    // Locked: the owner passes the read check and is refused before any peer connection is made.
+    variant: "a locked private transcript",
+    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { locked: true })).id}/record/webrtc`, init: json("POST", { sdp: "v=0\r\n", type: "offer" }) }),
+  },
   transcriptRuns: {
     route: "GET /v1/transcripts/{transcript_id}/runs",
     variant: "the owner's private transcript",
@@ -744,6 +751,9 @@ const ROWS: Row[] = [
   row(O.processTranscript, USERS_PRIVATE, ownerVsOthers(400, 403, 401)),
   row(O.processTranscript, USERS_PUBLIC, ownerVsOthers(400, 403)),
   row(O.processTranscript, NONE, everyone(403)),
+  row(O.recordWebrtc, USERS_PRIVATE, ownerVsOthers(400, 403, 401)),
+  row(O.recordWebrtc, USERS_PUBLIC, ownerVsOthers(400, 403)),
+  row(O.recordWebrtc, NONE, everyone(403)),
   row(O.addParticipant, USERS, ownerVsOthers(200, 403, 401)),
   row(O.addParticipant, NONE, everyone(401)),
   row(O.addParticipantAnonymous, USERS, usersVsAnon(200, 401)),

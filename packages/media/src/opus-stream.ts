@@ -97,6 +97,8 @@ export interface OpusStreamDecoder {
   write(packet: Buffer, rtpTimestamp: number): void;
   /** No more packets: resolves once every sample has been delivered to onPcm. */
   end(): Promise<void>;
+  /** Settles when ffmpeg exits (rejects with why when it failed), without ending the input. */
+  readonly done: Promise<void>;
   /** Stop at once, dropping what is not decoded yet. */
   kill(): void;
 }
@@ -124,7 +126,7 @@ export function startOpusDecoder(opts: OpusDecoderOptions): OpusStreamDecoder {
   const ogg = new OggOpusWriter(2);
   let stderr = "";
   let failure: MediaError | null = null;
-  let carry = Buffer.alloc(0);
+  let carry: Buffer = Buffer.alloc(0);
   let granule = 0n;
   let lastTimestamp: number | null = null;
   let expectedNext: number | null = null;
@@ -192,6 +194,7 @@ export function startOpusDecoder(opts: OpusDecoderOptions): OpusStreamDecoder {
       }
       await closed;
     },
+    done: closed,
     kill,
   };
 }

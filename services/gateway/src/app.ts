@@ -12,6 +12,7 @@ import { notificationRoutes } from "./routes/notifications";
 import { roomRoutes } from "./routes/rooms";
 import { searchRoutes } from "./routes/search";
 import { systemRoutes } from "./routes/system";
+import { liveRoutes } from "./routes/live";
 import { uploadRoutes } from "./routes/upload";
 import { userRoutes } from "./routes/users";
 import { transcriptReadRoutes } from "./routes/transcripts-read";
@@ -49,6 +50,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   notificationRoutes(app);
   mediaRoutes(app);
   uploadRoutes(app);
+  liveRoutes(app);
   // Before transcriptReadRoutes: /v1/transcripts/search would otherwise match /v1/transcripts/{transcript_id}.
   searchRoutes(app);
   realtimeRoutes(app, realtime);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { AiConfig } from "@scribe/ai";
 import { SharedSettings, StorageConfig } from "@scribe/kit";
 import { z } from "zod";
+import { LiveConfig } from "./live/config";
 import { LLM_QUEUE, MEDIA_QUEUE, MIXDOWN_QUEUE, STT_QUEUE } from "./pipelines/steps/policy";
 
 /** The queue limits as the workflow worker takes them. */
@@ -22,6 +23,7 @@ export function pipelineConcurrency(c: TranscriptionConfig): Record<string, numb
 export const TranscriptionConfig = StorageConfig.extend({
   // The fields only: AiConfig's cross-field checks are applied again in `aiConfigOf`.
   ...AiConfig.shape,
+  ...LiveConfig.shape,
   PIPELINE_WORK_DIR: z.string().default(join(tmpdir(), "scribe-pipelines")).describe("scratch folder of the processing pipelines (audio conversion, model input)"),
   // Cluster-wide: every transcription replica must have the same values (they set one shared limit).
   PIPELINE_STT_CONCURRENCY: z.coerce.number().int().min(1).default(STT_QUEUE.concurrency).describe("speech-to-text and diarization steps running at once in the whole cluster"),

@@ -6,6 +6,7 @@ import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
+import { startLiveRecording } from "./live/index";
 import { pipelineDeps } from "./pipeline-deps";
 import { startPipelineWorkers } from "./pipelines/index";
 import { DbTranscriptPort } from "./port";
@@ -19,9 +20,11 @@ export const transcriptionService = defineService({
     registerCommands(rt.rpc, rt.sql, rt.log);
     registerRunQueries(rt.rpc, rt.sql);
     registerConsumers(rt);
-    await startPipelineWorkers(rt, new DbTranscriptPort(rt.sql, rt.log), {
-      ...pipelineDeps(rt.config, rt.bus, rt.log),
-      worker: { concurrency: pipelineConcurrency(rt.config) },
-    });
+    const port = new DbTranscriptPort(rt.sql, rt.log);
+    const deps = pipelineDeps(rt.config, rt.bus, rt.log);
+    await startPipelineWorkers(rt, port, { ...deps, worker: { concurrency: pipelineConcurrency(rt.config) } });
+    // Registered after the workers: stop hooks run in reverse, so live sessions hand over first.
+    const live = startLiveRecording(rt, port, deps);
+    return { live };
   },
 });

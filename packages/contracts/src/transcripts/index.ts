@@ -8,3 +8,4 @@ export * from "./render";
 export * from "./storage-keys";
 export * from "./rpc";
 export * from "./read-model-rpc";
+export * from "./live";

@@ -4,6 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineOp, withCaller } from "../common/rpc";
 import { TranscriptState } from "./events";
+import { RtcOffer } from "./live";
 import {
   CreateParticipant,
   CreateTranscript,
@@ -63,6 +64,8 @@ export const transcriptionOps = {
   destroy: defineOp("transcription.destroy", withCaller(byId), StatusWithVersion),
   /** READ; cancels a running run, starts a fresh one. */
   process: defineOp("transcription.process", withCaller(byId), ProcessStarted),
+  /** READ, not locked: a WebRTC peer connection recording live (the answer to the browser's offer). */
+  recordWebrtc: defineOp("transcription.record_webrtc", withCaller({ ...byId, offer: RtcOffer }), RtcOffer),
   /** READ; the runs of the pipelines for this transcript with their steps (status, attempts, timings, errors). */
   runs: defineOp("transcription.runs", withCaller(byId), TranscriptRuns),
   /** READ then EDIT. */

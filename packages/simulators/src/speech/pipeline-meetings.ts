@@ -24,3 +24,19 @@ export const threeSpeakerSync: MeetingScript = {
     { speaker: "carol", text: "Carol will share the survey results with the design team next week." },
   ],
 };
+
+/** ≈25 s of one person dictating with clear pauses between sentences: the live recording tests and bench. */
+export const liveDictation: MeetingScript = {
+  name: "live-dictation",
+  speakers: [{ id: "alice", name: "Alice", voice: "kal16" }],
+  gap: 1.2,
+  leadIn: 1,
+  turns: [
+    { speaker: "alice", text: "Good morning everyone." },
+    { speaker: "alice", text: "Today we review the plan for the product launch." },
+    { speaker: "alice", text: "The testing team found several problems with the payment system." },
+    { speaker: "alice", text: "We decided to move the launch to March." },
+    { speaker: "alice", text: "I will send the budget report by Friday." },
+    { speaker: "alice", text: "Thank you and see you next week." },
+  ],
+};

@@ -1,0 +1,60 @@
+// The transcript's rules of a live recording (behaviour §1.5, §9.16, §10), pure: `recording` while
+// the session streams (the session is the transcript's current run, so a reprocess started
+// meanwhile makes its late writes stale), `processing` once its audio is handed to the file
+// pipeline, `error` when nothing can be made of it.
+import type { RecordingReady, TranscriptState } from "@scribe/contracts";
+import { RuleError, type Aggregate, type LoggedEvent } from "../../domain/transcript";
+
+/** Why a live recording cannot start, or null. */
+export function liveRefusal(a: Aggregate): string | null {
+  if (a.state.locked) return "Transcript is locked";
+  return null;
+}
+
+const status = (value: TranscriptState["status"]): LoggedEvent => ({ event: "STATUS", data: { value } });
+
+/** A fresh live run: `recording`, nothing of an earlier run's topics or event log kept. */
+export function recordingStarted(a: Aggregate, sessionId: string): Aggregate {
+  const refusal = liveRefusal(a);
+  if (refusal) throw new RuleError(400, refusal);
+  return {
+    ...a,
+    state: { ...a.state, status: "recording", error: null, duration: 0, source_kind: "live" },
+    topics: [],
+    events: [status("recording")],
+    current_run_id: sessionId,
+  };
+}
+
+/** The stream was flushed: `processing` until the file pipeline has made the transcript of the audio. */
+export function recordingFlushed(a: Aggregate, sessionId: string): Aggregate | null {
+  if (a.current_run_id !== sessionId || a.state.deleted_at !== null) return null;
+  return { ...a, state: { ...a.state, status: "processing", error: null }, events: [...a.events, status("processing")] };
+}
+
+/** The live audio as the recording the file pipeline processes. */
+export function liveRecording(a: Aggregate, sessionId: string, bucket: string, file: { key: string; size: number }, now: Date): RecordingReady {
+  return {
+    recording_id: sessionId,
+    kind: "file",
+    source: "upload",
+    bucket,
+    tracks: [],
+    file,
+    transcript_id: a.state.id,
+    meeting_id: a.state.meeting_id,
+    room_id: a.state.room_id,
+    room_name: null,
+    owner_user_id: a.state.user_id,
+    platform: null,
+    recorded_at: now.toISOString(),
+    duration_seconds: null,
+    participants: [],
+  };
+}
+
+/** Nothing usable was recorded: `error` with the reason (null when the session is no longer current). */
+export function recordingFailed(a: Aggregate, sessionId: string, reason: string): Aggregate | null {
+  if (a.current_run_id !== sessionId || a.state.status === "ended") return null;
+  return { ...a, state: { ...a.state, status: "error", error: reason }, events: [...a.events, status("error")] };
+}

@@ -1,0 +1,175 @@
+// Live recording from a WebRTC peer (api.md §2.14 record/webrtc, behaviour §10): a werift peer
+// streams synthesised speech as Opus in real time; the transcript socket shows `recording`, the
+// duration growing and the words as they are spoken, then `processing` and `ended`, and the finished
+// transcript holds what was said. A service killed mid-stream loses nothing it stored: the session
+// is recovered and finished from the stored audio. Locked transcripts and bad offers are refused.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { vocabularyShare } from "@scribe/ai";
+import { eventually } from "@scribe/kit/testing";
+import { liveDictation } from "@scribe/simulators/speech/pipeline-meetings";
+import { synthesizeMeeting } from "@scribe/simulators/speech/synth";
+import type { LiveRecorder } from "@scribe/transcription/live/index";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectLivePeer, opusPacketsOf } from "./support/live-peer";
+import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
+
+let sys: TestSystem;
+let alice: Client;
+let bearer: string[];
+let storageRoot: string;
+let packets: Buffer[];
+let said: string;
+let live: LiveRecorder;
+
+const RUN_MS = 240_000;
+const LEASE_SECONDS = 30;
+
+beforeAll(async () => {
+  storageRoot = await mkdtemp(join(tmpdir(), "scribe-live-"));
+  sys = await startSystem({
+    label: "live",
+    services: ["rooms", "recordings", "projection", "transcription", "gateway"],
+    env: { STORAGE_LOCAL_ROOT: storageRoot, LIVE_RECOVERY_INTERVAL_MS: "0", LIVE_SESSION_LEASE_SECONDS: String(LEASE_SECONDS) },
+  });
+  alice = sys.as("alice");
+  bearer = ["bearer", await sys.token("alice")];
+  const fixture = await synthesizeMeeting(liveDictation);
+  packets = await opusPacketsOf(fixture.mixPath);
+  said = fixture.truth.words.join(" ");
+  live = sys.process.services.find((s) => s.name === "transcription")!.exports.live as LiveRecorder;
+}, 120_000);
+afterAll(async () => {
+  await sys?.stop();
+  await rm(storageRoot, { recursive: true, force: true });
+});
+
+async function ok(res: JsonResponse) {
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+const status = (value: string) => (m: WsMessage) => m.event === "STATUS" && m.data.value === value;
+const textOf = (ms: WsMessage[]) => ms.filter((m) => m.event === "TRANSCRIPT").map((m) => m.data.text as string).join(" ");
+
+async function newTranscript(name: string): Promise<string> {
+  return (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name }) }))).id as string;
+}
+
+describe("a live recording from a WebRTC peer", () => {
+  let id: string;
+  let socket: OpenSocket;
+  let beforeStop: WsMessage[];
+
+  beforeAll(async () => {
+    id = await newTranscript("Live dictation");
+    socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
+    const peer = await connectLivePeer(alice, id);
+    await peer.play(packets);
+    beforeStop = [...socket.messages];
+    peer.stop();
+    await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended on the transcript socket" });
+    await peer.close();
+  }, RUN_MS + 60_000);
+  afterAll(() => socket?.close());
+
+  it("announces recording, the growing duration and the words while they are spoken", () => {
+    expect(beforeStop[0]).toEqual({ event: "STATUS", data: { value: "recording" } });
+    const durations = beforeStop.filter((m) => m.event === "DURATION").map((m) => m.data.duration as number);
+    expect(durations.length).toBeGreaterThanOrEqual(3);
+    expect(durations).toEqual([...durations].sort((a, b) => a - b));
+    // Live: words arrive while the peer is still sending, not only once it stopped.
+    expect(beforeStop.filter((m) => m.event === "TRANSCRIPT").length, JSON.stringify(beforeStop)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("announces every utterance as TRANSCRIPT lines before processing starts", () => {
+    const recording = socket.messages.slice(0, socket.messages.findIndex(status("processing")));
+    const lines = recording.filter((m) => m.event === "TRANSCRIPT");
+    expect(lines.length, JSON.stringify(recording)).toBeGreaterThanOrEqual(4);
+    for (const l of lines) expect(l.data).toEqual({ text: expect.stringMatching(/\S/), translation: null });
+    expect(vocabularyShare(said, textOf(recording)), textOf(recording)).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it("then processes the recording: processing, the post-processing results, ended last", () => {
+    const after = socket.messages.slice(socket.messages.findIndex(status("processing")));
+    expect(after.length).toBeGreaterThan(1);
+    expect(after.map((m) => m.event)).toEqual(expect.arrayContaining(["WAVEFORM", "TOPIC", "FINAL_TITLE", "FINAL_SHORT_SUMMARY"]));
+    expect(after.findIndex(status("ended"))).toBe(after.length - 1);
+  });
+
+  it("ends with a transcript of what was said, its audio and duration", async () => {
+    const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+    expect(t.status).toBe("ended");
+    expect(t.source_kind).toBe("live");
+    expect(t.duration).toBeGreaterThan(20_000);
+    expect(vocabularyShare(said, t.transcript as string), t.transcript).toBeGreaterThanOrEqual(0.5);
+    const mp3 = await alice(`/v1/transcripts/${id}/audio/mp3`);
+    expect(mp3.status).toBe(200);
+    expect(Buffer.from(await mp3.arrayBuffer()).length).toBeGreaterThan(10_000);
+  });
+});
+
+describe("a live session whose service dies mid-stream", () => {
+  it("is recovered from the stored audio and finished, not left recording", async () => {
+    const id = await newTranscript("Live crash");
+    const socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
+    const peer = await connectLivePeer(alice, id);
+    // About 12 s: the first segments are stored, then the process "dies" without flushing.
+    await peer.play(packets.slice(0, 600));
+    await eventually(() => socket.messages.filter((m) => m.event === "DURATION").length >= 2, { message: "two segments stored" });
+    live.abandonAll();
+    await peer.close();
+    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("recording");
+
+    // Another process (here: the same one, with the clock past the lease) finds it abandoned.
+    expect((await live.recoverAbandoned({ now: new Date() })).recovered).toEqual([]);
+    const later = new Date(Date.now() + (LEASE_SECONDS + 5) * 1000);
+    expect((await live.recoverAbandoned({ now: later })).recovered).toHaveLength(1);
+    await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended after recovery" });
+    const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+    expect(t.status).toBe("ended");
+    expect(t.duration).toBeGreaterThanOrEqual(5_000);
+    expect(normalisedWords(t.transcript as string)).toEqual(expect.arrayContaining(["morning"]));
+    socket.close();
+  }, RUN_MS + 60_000);
+});
+
+describe("refusals", () => {
+  it("a session without audio ends in error with the reason", async () => {
+    const id = await newTranscript("Live silence");
+    const peer = await connectLivePeer(alice, id);
+    peer.stop();
+    await eventually(async () => (await ok(await alice(`/v1/transcripts/${id}`))).status === "error", { timeoutMs: 60_000, message: "status error" });
+    await peer.close();
+  }, 90_000);
+
+  it("a locked transcript: 400 Transcript is locked", async () => {
+    const id = await newTranscript("Live locked");
+    await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ locked: true }) }));
+    const err = await connectLivePeer(alice, id).then(
+      () => null,
+      (e: Error & { status: number }) => e,
+    );
+    expect(err?.status).toBe(400);
+    expect(err?.message).toContain("Transcript is locked");
+  });
+
+  it("an answer instead of an offer, or SDP that is not SDP: 422 naming the field", async () => {
+    const id = await newTranscript("Live bad offer");
+    const post = (body: unknown) => alice(`/v1/transcripts/${id}/record/webrtc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const wrongType = await post({ sdp: "v=0", type: "answer" });
+    expect(wrongType.status).toBe(422);
+    expect(JSON.stringify(await wrongType.json())).toContain('"type"');
+    const notSdp = await post({ sdp: "hello", type: "offer" });
+    expect(notSdp.status).toBe(422);
+    expect(JSON.stringify(await notSdp.json())).toContain('"sdp"');
+    const missing = await post({ type: "offer" });
+    expect(missing.status).toBe(422);
+    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("idle");
+  });
+});
+
+function normalisedWords(text: string): string[] {
+  return text.toLowerCase().replace(/[^a-z' ]/g, " ").split(/\s+/).filter(Boolean);
+}
