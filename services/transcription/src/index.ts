@@ -1,2 +1,3 @@
 export { transcriptionService } from "./service";
 export { DbTranscriptPort } from "./port";
+export { LiveRecorder, NO_AUDIO } from "./live/index";

@@ -1,7 +1,7 @@
 // Settings of live recording (WebRTC ingest, behaviour §10). ICE works on localhost without any;
 // a real deployment sets a public address (1:1 NAT, e.g. a node's external IP with the UDP range
 // forwarded) and/or STUN/TURN servers, and a UDP port range its firewall or Service opens.
-import { envBool } from "@scribe/kit/config";
+import { envBool } from "@scribe/kit";
 import { z } from "zod";
 
 export const LiveConfig = z.object({
