@@ -17,8 +17,8 @@ const KUBE_VERSION = "1.29.0";
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
 
-function render(valuesFile?: string): K8sObject[] {
-  const args = ["template", "scribe", CHART, "--kube-version", KUBE_VERSION, ...(valuesFile ? ["-f", `${CHART}/${valuesFile}`] : [])];
+function render(valuesFile?: string, extra: string[] = []): K8sObject[] {
+  const args = ["template", "scribe", CHART, "--kube-version", KUBE_VERSION, ...(valuesFile ? ["-f", `${CHART}/${valuesFile}`] : []), ...extra];
   const out = execFileSync(HELM, args, { encoding: "utf8" });
   return parseAllDocuments(out)
     .map((d) => d.toJS() as K8sObject | null)
@@ -126,5 +126,29 @@ describe("compose stack", () => {
     const keys = [...text.matchAll(/^\s*SECRET_KEY:\s*(.*)$/gm)].map((m) => m[1]!);
     expect(keys.length).toBeGreaterThan(0);
     for (const k of keys) expect(k).toMatch(/^\$\{SECRET_KEY:\?/);
+  });
+});
+
+describe("chart with live recording enabled", () => {
+  const objects = render(undefined, ["--set", "live.enabled=true", "--set", "live.udpPortMin=41000", "--set", "live.udpPortMax=41009", "--set", "live.publicAddress=203.0.113.7"]);
+
+  it("exposes the UDP range of the transcription pods, admits it, and gives them the settings", () => {
+    for (const o of objects) expect(() => validate(o), `${o.kind} ${o.metadata.name}`).not.toThrow();
+    const rtc = objects.find((o) => o.kind === "Service" && o.metadata.name === "scribe-transcription-rtc")!;
+    expect(rtc.spec.ports).toHaveLength(10);
+    expect(rtc.spec.ports[0]).toEqual({ name: "rtc-41000", port: 41000, targetPort: 41000, protocol: "UDP" });
+    expect(rtc.spec.selector["app.kubernetes.io/component"]).toBe("transcription");
+    const policy = objects.find((o) => o.kind === "NetworkPolicy" && o.metadata.name === "scribe-transcription-rtc")!;
+    expect(policy.spec.ingress[0].ports).toEqual([{ port: 41000, endPort: 41009, protocol: "UDP" }]);
+    const pod = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "scribe-transcription")!.spec.template.spec.containers[0];
+    expect(pod.env).toEqual(expect.arrayContaining([
+      { name: "LIVE_UDP_PORT_MIN", value: "41000" },
+      { name: "LIVE_UDP_PORT_MAX", value: "41009" },
+      { name: "LIVE_PUBLIC_ADDRESS", value: "203.0.113.7" },
+    ]));
+  });
+
+  it("renders no live objects by default", () => {
+    expect(render().filter((o) => o.metadata.name.endsWith("-rtc"))).toEqual([]);
   });
 });
