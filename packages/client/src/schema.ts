@@ -546,6 +546,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transcripts/{transcript_id}/record/webrtc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["v1_transcript_record_webrtc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcripts/search": {
         parameters: {
             query?: never;
@@ -1205,6 +1221,10 @@ export interface components {
         Body_transcript_record_upload_v1_transcripts__transcript_id__record_upload_post: {
             /** Format: binary */
             chunk: string;
+        };
+        RtcOffer: {
+            sdp: string;
+            type: string;
         };
         SearchResponse: {
             results: components["schemas"]["SearchResult"][];
@@ -2894,6 +2914,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    v1_transcript_record_webrtc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transcript_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RtcOffer"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
