@@ -12,6 +12,12 @@ export const CalendarConfig = z.object({
   ICS_SYNC_HORIZON_HOURS: envInt(168, 48, 24 * 366).describe(
     "how far ahead events (and instances of recurring ones) are read from a feed; at least 48",
   ),
+  ICS_PARSE_TIMEOUT_MS: envInt(10_000, 10, 120_000).describe(
+    "time budget of reading one feed (parse and recurrence expansion, in a worker thread); past it the sync fails and the events stay",
+  ),
+  ICS_MAX_EVENT_INSTANCES: envInt(2000, 1).describe(
+    "most event instances (recurrences expanded) a feed may have in the sync window; more fails the sync and the events stay",
+  ),
   ICS_SYNC_TICK_SECONDS: envInt(15, 0).describe("how often the scheduler looks for rooms whose feed is due; 0 disables it in this process"),
   ICS_SYNC_CONCURRENCY: envInt(2, 1, 32).describe("feeds synced at the same time by one process"),
   CALENDAR_MEETINGS_TICK_SECONDS: envInt(30, 0).describe(

@@ -4,6 +4,7 @@ import { createHttpClient, defineService, runPeriodically } from "@scribe/kit";
 import { registerCommands, calendarCommands } from "./commands";
 import { CalendarConfig } from "./config";
 import { registerConsumers } from "./consumers";
+import { createFeedParser } from "./feed-parser";
 import { MEETINGS_JOB, calendarJobs } from "./jobs";
 import { calendarQueries, registerQueries } from "./queries";
 import { SYNC_JOB, createSyncer } from "./sync";
@@ -23,7 +24,8 @@ export const calendarService = defineService({
       userAgent: "Scribe-Calendar/1.0",
     });
     onStop(() => http.close());
-    const syncRoom = createSyncer({ sql, http, config, log: log.child({ job: SYNC_JOB }), random });
+    const parser = createFeedParser(config);
+    const syncRoom = createSyncer({ sql, http, parser, config, log: log.child({ job: SYNC_JOB }), random });
     const commandDeps = { sql, bus, syncRoom, rpcTimeoutMs: config.RPC_TIMEOUT_MS };
     registerCommands(rpc, commandDeps, clock);
     registerQueries(rpc, sql, clock);
@@ -38,6 +40,6 @@ export const calendarService = defineService({
       onStop(() => job.stop());
     }
     // Tests (and an operator's one-off run) drive the jobs and operations with their own clock.
-    return { syncRoom, ...jobs, queries: calendarQueries(sql), commands: calendarCommands(commandDeps) };
+    return { syncRoom, ...jobs, queries: calendarQueries(sql), commands: calendarCommands(commandDeps), parsesInFlight: parser.inFlight };
   },
 });

@@ -7,7 +7,8 @@ import { ICSSyncResult, makeEvent } from "@scribe/contracts";
 import { HttpError, emit, metrics, type HttpClient, type Logger, type Sql, type Tx } from "@scribe/kit";
 import type { CalendarConfig } from "./config";
 import { planEventWrites } from "./domain/event-writes";
-import { FeedError, parseFeed } from "./domain/feed";
+import { FeedError } from "./domain/feed";
+import type { FeedParser } from "./feed-parser";
 import { locationMatchesRoom, roomUiUrl } from "./domain/matching";
 import { feedRequestUrl, isDue, mayBeUnchanged, nextSyncAt, syncWindow } from "./domain/scheduling";
 import {
@@ -27,6 +28,7 @@ export const SYNC_JOB = "calendar.sync";
 export interface SyncDeps {
   sql: Sql;
   http: HttpClient;
+  parser: FeedParser;
   config: Pick<CalendarConfig, "UI_BASE_URL" | "ICS_SYNC_HORIZON_HOURS">;
   log: Logger;
   random: () => number;
@@ -48,7 +50,7 @@ function reasonOf(e: unknown): string {
 
 export type Syncer = (roomId: string, opts: SyncOptions) => Promise<ICSSyncResult>;
 
-export function createSyncer({ sql, http, config, log, random }: SyncDeps): Syncer {
+export function createSyncer({ sql, http, parser, config, log, random }: SyncDeps): Syncer {
   async function run(tx: Tx, room: CalendarRoom & { ics_url: string }, now: Date): Promise<ICSSyncResult> {
     const feedUrl = room.ics_url;
     const roomUrl = roomUiUrl(config.UI_BASE_URL, room.name);
@@ -108,7 +110,7 @@ export function createSyncer({ sql, http, config, log, random }: SyncDeps): Sync
     const window = syncWindow(now, config.ICS_SYNC_HORIZON_HOURS);
     let inWindow;
     try {
-      inWindow = parseFeed(res.body.toString("utf8"), window);
+      inWindow = await parser.parse(res.body.toString("utf8"), window);
     } catch (e) {
       return failed(reasonOf(e));
     }

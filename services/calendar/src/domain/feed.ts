@@ -161,11 +161,15 @@ function expandSeries(ev: Record<string, unknown>, uid: string, raw: string | nu
   return out;
 }
 
+const tooManyInstances = (max: number) =>
+  new FeedError(`The feed has more than ${max} event instances in the sync window (ICS_MAX_EVENT_INSTANCES)`);
+
 /**
  * Every event instance of the feed overlapping `window`, cancelled ones left out.
- * Throws FeedError when the text is not a calendar.
+ * Throws FeedError when the text is not a calendar, or has more than `maxInstances` instances there.
  */
-export function parseFeed(feed: string, window: SyncWindow): FeedEvent[] {
+export function parseFeed(feed: string, window: SyncWindow, opts: { maxInstances?: number } = {}): FeedEvent[] {
+  const maxInstances = opts.maxInstances ?? Number.POSITIVE_INFINITY;
   if (!/^BEGIN:VCALENDAR/im.test(feed)) throw new FeedError("The feed is not an iCalendar file (no BEGIN:VCALENDAR)");
   let parsed: Record<string, unknown>;
   try {
@@ -185,6 +189,7 @@ export function parseFeed(feed: string, window: SyncWindow): FeedEvent[] {
     const rawText = raw.get(uid) ?? null;
     if (ev.rrule) {
       events.push(...expandSeries(ev, uid, rawText, window));
+      if (events.length > maxInstances) throw tooManyInstances(maxInstances);
       continue;
     }
     const end = endOf(start, isDate(ev.end) ? toUtc(ev.end, dateOnly) : null, dateOnly);
@@ -192,6 +197,7 @@ export function parseFeed(feed: string, window: SyncWindow): FeedEvent[] {
     // A lone override (its series not in the feed) keeps its slot as key, so the series can join later.
     const recurrenceId = isDate(ev.recurrenceid) ? toUtc(ev.recurrenceid, dateOnly).toISOString() : "";
     events.push({ uid, recurrenceId, start, end, raw: rawText, ...detailsOf(ev) });
+    if (events.length > maxInstances) throw tooManyInstances(maxInstances);
   }
   return events.sort((a, b) => a.start.getTime() - b.start.getTime() || a.uid.localeCompare(b.uid));
 }
