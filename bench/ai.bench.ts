@@ -2,7 +2,7 @@
 // of the same file), pocketsphinx WER and offline diarization error rate on synthesised meetings.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { decodePcm } from "@scribe/ai";
+import { decodePcm } from "@scribe/media";
 import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "@scribe/ai";
 import { PocketsphinxStt } from "@scribe/ai";
 import { OpenAiStt } from "@scribe/ai";

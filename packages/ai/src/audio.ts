@@ -1,8 +1,10 @@
-// Audio plumbing shared by the local backends: ffmpeg decoding streamed as PCM, silence-aligned
-// chunking of long recordings (so no backend holds a whole recording in memory), and WAV I/O.
+// Audio plumbing shared by the local backends: silence-aligned chunking of long recordings (so no
+// backend holds a whole recording in memory), WAV I/O, and running the speech tools. Decoding is
+// @scribe/media's (the only package that runs ffmpeg).
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { AppError } from "@scribe/kit";
+import { decodePcm, isMediaError } from "@scribe/media";
 import type { AudioInput } from "./types";
 
 export const SAMPLE_RATE = 16_000;
@@ -24,57 +26,16 @@ export function resolveAudio(input: AudioInput): ResolvedAudio {
 }
 
 /**
- * Decode any audio ffmpeg reads into 16-bit mono PCM at `sampleRate`, as a stream of sample blocks.
- * An odd trailing byte of one stdout chunk is carried into the next so samples never split.
+ * 16-bit mono samples of `source` at `sampleRate`, decoded by @scribe/media. Input ffmpeg cannot
+ * use (missing, corrupt, a refused format) is the caller's bad input (`Invalid`), not an outage.
  */
-export async function* decodePcm(
-  source: string,
-  opts: { sampleRate?: number; signal?: AbortSignal } = {},
-): AsyncGenerator<Int16Array> {
-  const rate = opts.sampleRate ?? SAMPLE_RATE;
-  const ff = spawn(
-    "ffmpeg",
-    ["-nostdin", "-hide_banner", "-v", "error", "-i", source, "-vn", "-ac", "1", "-ar", String(rate), "-f", "s16le", "-"],
-    { stdio: ["ignore", "pipe", "pipe"], ...(opts.signal ? { signal: opts.signal } : {}) },
-  );
-  let stderr = "";
-  ff.stderr.setEncoding("utf8").on("data", (d: string) => {
-    if (stderr.length < 4000) stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    ff.on("error", reject);
-    ff.on("close", (code) => resolve(code));
-  });
-  // When the caller's signal aborts, the stdout loop below throws before `exited` is awaited; its
-  // rejection must not go unhandled (Node would end the process, e.g. a worker on a cancelled run).
-  exited.catch(() => {});
-  let carry: Buffer | null = null;
+export async function* decodeSamples(source: string, opts: { sampleRate?: number; signal?: AbortSignal } = {}): AsyncGenerator<Int16Array> {
   try {
-    for await (const chunk of ff.stdout as AsyncIterable<Buffer>) {
-      let buf: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
-      carry = null;
-      if (buf.length % 2 === 1) {
-        carry = buf.subarray(buf.length - 1);
-        buf = buf.subarray(0, buf.length - 1);
-      }
-      if (buf.length === 0) continue;
-      // Copy: the Int16Array must be aligned and must not alias a pooled Buffer.
-      const samples = new Int16Array(buf.length / 2);
-      Buffer.from(samples.buffer).set(buf);
-      yield samples;
-    }
-    const code = await exited;
-    if (code !== 0) {
-      throw new AppError("Invalid", `ffmpeg could not decode ${describeSource(source)}: ${stderr.trim() || `exit ${code}`}`);
-    }
-  } finally {
-    if (ff.exitCode === null) ff.kill("SIGKILL");
+    yield* decodePcm(source, opts);
+  } catch (e) {
+    if (isMediaError(e) && !e.retryable) throw new AppError("Invalid", e.message, { cause: e });
+    throw e;
   }
-}
-
-function describeSource(source: string): string {
-  // Presigned URLs carry credentials in the query string; keep them out of errors and logs.
-  return source.replace(/\?.*$/, "?…");
 }
 
 export interface PcmChunk {
@@ -225,14 +186,6 @@ export function run(
       child.stdin.end(opts.stdin);
     }
   });
-}
-
-/** Duration in seconds as ffprobe reports it. */
-export async function probeDuration(source: string): Promise<number> {
-  const out = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", source]);
-  const d = Number.parseFloat(out.trim());
-  if (!Number.isFinite(d)) throw new AppError("Invalid", `ffprobe reported no duration for ${describeSource(source)}`);
-  return d;
 }
 
 /** Run `fn` over the items of `source` with at most `limit` in flight, results in source order. */

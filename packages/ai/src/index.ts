@@ -3,7 +3,7 @@
 export * from "./types";
 export * from "./config";
 export * from "./factory";
-export { resolveAudio, probeDuration, decodePcm, readWav, wavBuffer, run as runCommand, type PcmAudio } from "./audio";
+export { resolveAudio, readWav, wavBuffer, run as runCommand, type PcmAudio } from "./audio";
 export { LlmParseError } from "./llm/openai";
 export { assignSpeakers } from "./diarization/assemble";
 export { computeTopicChunkSize, computeMaxSubjects, topicChunks, MIN_TRANSCRIPT_LENGTH } from "./summary/chunking";

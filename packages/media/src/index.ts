@@ -6,5 +6,6 @@ export * from "./probe";
 export * from "./transcode";
 export * from "./mixdown";
 export * from "./analyze";
+export * from "./pcm";
 export * from "./storage";
 export * from "./opus-stream";

@@ -2,7 +2,7 @@
 // multitrack pipeline reads it, and the audio duration in milliseconds (never NaN or negative).
 import { z } from "zod";
 import { MediaError, describeInput } from "./errors";
-import { inputGuardArgs, runTool, SELF_CONTAINED_FORMATS, type MediaOptions } from "./tool";
+import { inputGuardArgs, localPath, runTool, SELF_CONTAINED_FORMATS, type MediaOptions } from "./tool";
 
 export interface StreamInfo {
   index: number;
@@ -72,7 +72,7 @@ const FfprobeOutput = z.object({
 export async function probe(input: string, opts: MediaOptions = {}): Promise<ProbeResult> {
   const { stdout } = await runTool({
     tool: "ffprobe",
-    args: ["-print_format", "json", "-show_format", "-show_streams", ...inputGuardArgs(opts.inputFormat), input],
+    args: ["-print_format", "json", "-show_format", "-show_streams", ...inputGuardArgs(opts.inputFormat), localPath(input)],
     input,
     ...opts,
   });
@@ -156,7 +156,7 @@ export async function trackStartOffset(input: string, opts: MediaOptions = {}): 
   if (quick.source !== "none") return quick;
   const { stdout } = await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=dts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), input],
+    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=dts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), localPath(input)],
     input,
     ...opts,
   });
@@ -180,7 +180,7 @@ export async function audioDurationMs(input: string, opts: MediaOptions = {}): P
   };
   await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=duration_time", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), input],
+    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=duration_time", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), localPath(input)],
     input,
     ...opts,
     onStdout: (chunk) => {

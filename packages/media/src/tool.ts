@@ -70,18 +70,37 @@ export function inputGuardArgs(format?: string): string[] {
 
 /** ffmpeg's input arguments for a local file (`format`: the demuxer `probe` found). */
 export function inputArgs(input: string, format?: string): string[] {
-  return [...inputGuardArgs(format), "-i", input];
+  return [...inputGuardArgs(format), "-i", localPath(input)];
+}
+
+/** Media is read from local files only (a scratch copy); a URL here is a caller's mistake. */
+export function localPath(input: string): string {
+  if (/^[a-z][a-z0-9+.-]+:/i.test(input)) {
+    throw new MediaError("invalid_argument", `media is read from local files only, got ${describeInput(input)}`);
+  }
+  return input;
+}
+
+function binaryOf(call: Pick<ToolCall, "tool">): string {
+  return call.tool === "ffmpeg" ? FFMPEG : FFPROBE;
+}
+
+function argsOf(call: Pick<ToolCall, "tool" | "args" | "progress">): string[] {
+  return call.tool === "ffmpeg"
+    ? ["-nostdin", "-hide_banner", "-loglevel", "error", ...(call.progress ? ["-progress", "pipe:3", "-nostats"] : []), ...call.args]
+    : ["-v", "error", ...call.args];
+}
+
+function timeoutOf(call: Pick<ToolCall, "tool" | "timeoutMs">): number {
+  return call.timeoutMs ?? (call.tool === "ffprobe" ? DEFAULT_PROBE_TIMEOUT_MS : DEFAULT_PROCESS_TIMEOUT_MS);
 }
 
 export function runTool(call: ToolCall): Promise<ToolRun> {
   const { signal } = call;
   if (signal?.aborted) return Promise.reject(abortedError(call));
-  const binary = call.tool === "ffmpeg" ? FFMPEG : FFPROBE;
-  const args =
-    call.tool === "ffmpeg"
-      ? ["-nostdin", "-hide_banner", "-loglevel", "error", ...(call.progress ? ["-progress", "pipe:3", "-nostats"] : []), ...call.args]
-      : ["-v", "error", ...call.args];
-  const timeoutMs = call.timeoutMs ?? (call.tool === "ffprobe" ? DEFAULT_PROBE_TIMEOUT_MS : DEFAULT_PROCESS_TIMEOUT_MS);
+  const binary = binaryOf(call);
+  const args = argsOf(call);
+  const timeoutMs = timeoutOf(call);
 
   return new Promise<ToolRun>((resolve, reject) => {
     // stdio[1] and [2] are pipes by construction; the typings cannot see that through the array form.
@@ -149,6 +168,49 @@ export function runTool(call: ToolCall): Promise<ToolRun> {
       resolve({ stdout: Buffer.concat(stdoutChunks).toString("utf8"), stderr, outSeconds });
     });
   });
+}
+
+/**
+ * Run a tool and hand over its stdout as the consumer pulls it (ffmpeg waits while the consumer
+ * works, so a long recording is never buffered). Ends with the same errors as `runTool`.
+ */
+export async function* streamTool(call: Omit<ToolCall, "onStdout" | "progress" | "onProgress">): AsyncGenerator<Buffer> {
+  const { signal } = call;
+  if (signal?.aborted) throw abortedError(call);
+  const binary = binaryOf(call);
+  const timeoutMs = timeoutOf(call);
+  const child = spawn(binary, argsOf(call), { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  let failure: MediaError | null = null;
+  const kill = (err: MediaError) => {
+    failure ??= err;
+    child.kill("SIGKILL");
+  };
+  const timer = setTimeout(() => kill(new MediaError("timeout", `${call.tool} timed out after ${timeoutMs} ms on ${describeInput(call.input)}`)), timeoutMs);
+  const onAbort = () => kill(abortedError(call));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.on("error", (e) => {
+      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, { cause: e });
+    });
+    child.on("close", (code) => resolve(code));
+  });
+  try {
+    for await (const chunk of child.stdout! as AsyncIterable<Buffer>) {
+      if (failure) break;
+      yield chunk;
+    }
+    const code = await exited;
+    if (failure) throw failure;
+    if (code !== 0) throw classifyFailure(call.tool, call.input, code, stderr);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
 }
 
 function abortedError(call: Pick<ToolCall, "tool" | "input" | "signal">): MediaError {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { analyzeAudio, audioDurationMs, encodeMp3, inputArgs, isMediaError, mixdown, probe, toSpeechWav, trackStartOffset, type MediaError } from "../src/index";
+import { analyzeAudio, audioDurationMs, decodePcm, encodeMp3, inputArgs, isMediaError, mixdown, probe, toSpeechWav, trackStartOffset, type MediaError } from "../src/index";
 import { tone } from "./fixtures";
 
 const run = promisify(execFile);
@@ -63,6 +63,9 @@ async function refusedEverywhere(input: string): Promise<void> {
   await refusal(trackStartOffset(input));
   await refusal(audioDurationMs(input));
   await refusal(analyzeAudio(input));
+  await refusal((async () => {
+    for await (const _ of decodePcm(input)) throw new Error("decoded samples of a playlist");
+  })());
   await refusal(toSpeechWav(input, join(dir, "attacker", "out.wav")));
   await refusal(encodeMp3(input, join(dir, "attacker", "out.mp3")));
   await refusal(mixdown([{ input, offsetSeconds: 0 }], join(dir, "attacker", "mix.mp3"), { format: { kind: "mp3", sampleRate: 16000 } }));

@@ -2,7 +2,7 @@
 // average linkage (the merge threshold estimates how many people spoke), then a Viterbi pass with
 // one Gaussian per speaker places the turn boundaries at frame (10 ms) precision.
 import type { Logger } from "@scribe/kit";
-import { decodePcm, resolveAudio } from "../audio";
+import { decodeSamples, resolveAudio } from "../audio";
 import type { AudioInput, DiarizationSegment, Diarizer } from "../types";
 import { DEFAULT_FEATURES, FeatureExtractor, type Features } from "./features";
 import { averageLinkage, cutMerges, fitSpeakerModels, mergeByGlr, viterbi, voiceActivity, windowEmbeddings } from "./cluster";
@@ -40,7 +40,7 @@ export class OfflineDiarizer implements Diarizer {
   async diarize(audio: AudioInput, opts: { signal?: AbortSignal } = {}): Promise<DiarizationSegment[]> {
     const { source } = resolveAudio(audio);
     const extractor = new FeatureExtractor(DEFAULT_FEATURES);
-    for await (const block of decodePcm(source, { sampleRate: DEFAULT_FEATURES.sampleRate, ...(opts.signal ? { signal: opts.signal } : {}) })) {
+    for await (const block of decodeSamples(source, { sampleRate: DEFAULT_FEATURES.sampleRate, ...(opts.signal ? { signal: opts.signal } : {}) })) {
       extractor.push(block);
     }
     const segments = diarizeFeatures(extractor.finish(), this.opts);

@@ -3,7 +3,7 @@
 import { FormData } from "undici";
 import { z } from "zod";
 import type { Logger } from "@scribe/kit";
-import { chunkPcm, decodePcm, resolveAudio, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
+import { chunkPcm, decodeSamples, resolveAudio, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
 import { bearer, joinUrl, requestJson, type RetryPolicy } from "../http";
 import type { AudioInput, SpeechToText, SttWord, TranscribeOptions, Transcription } from "../types";
 
@@ -40,7 +40,7 @@ export class OpenAiStt implements SpeechToText {
     let language: string | null = null;
     const signal = opts.signal ? { signal: opts.signal } : {};
     // Sequential on purpose: a hosted API rate-limits, and a self-hosted GPU is already parallel.
-    for await (const chunk of chunkPcm(decodePcm(source, { sampleRate: SAMPLE_RATE, ...signal }), { maxSeconds: this.opts.chunkSeconds })) {
+    for await (const chunk of chunkPcm(decodeSamples(source, { sampleRate: SAMPLE_RATE, ...signal }), { maxSeconds: this.opts.chunkSeconds })) {
       const answer = await this.transcribeChunk(chunk, opts);
       language ??= answer.language ?? null;
       words.push(...toSttWords(answer.words ?? [], chunk.offset));

@@ -5,7 +5,7 @@ import type { Logger } from "@scribe/kit";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chunkPcm, decodePcm, mapConcurrent, resolveAudio, run, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
+import { chunkPcm, decodeSamples, mapConcurrent, resolveAudio, run, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
 import type { AudioInput, SpeechToText, SttWord, TranscribeOptions, Transcription } from "../types";
 
 export interface PocketsphinxOptions {
@@ -28,7 +28,7 @@ export class PocketsphinxStt implements SpeechToText {
       this.opts.logger?.warn({ language: opts.language }, "pocketsphinx has only an English model; transcribing as English");
     }
     const { source } = resolveAudio(audio);
-    const chunks = chunkPcm(decodePcm(source, { sampleRate: SAMPLE_RATE, ...(opts.signal ? { signal: opts.signal } : {}) }), {
+    const chunks = chunkPcm(decodeSamples(source, { sampleRate: SAMPLE_RATE, ...(opts.signal ? { signal: opts.signal } : {}) }), {
       maxSeconds: this.opts.chunkSeconds,
     });
     // pocketsphinx cannot read Node's stdin (a socket, not a pipe), so each chunk goes through a
