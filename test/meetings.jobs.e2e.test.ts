@@ -1,7 +1,7 @@
 // Periodic meeting processing with two workers (two meetings-service instances on one database):
 // each meeting is processed by exactly one of them per round, the other skips it and counts it.
-import { meetingsService } from "@scribe/meetings";
-import { metrics, startService, type RunningService } from "@scribe/kit";
+import { meetingsProcessingSkipped, meetingsService } from "@scribe/meetings";
+import { metrics, registry, startService, type RunningService } from "@scribe/kit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
@@ -77,10 +77,15 @@ describe("meeting processing with two workers", () => {
       await released;
     });
     await isLocked;
+    const heldBefore = (await meetingsProcessingSkipped.get()).values[0]?.value ?? 0;
     const round = await workerB({ now: new Date(Date.now() + 60_000) });
     release();
     await holder;
     expect(round.skipped).toEqual([held]);
+    // Exposed on /metrics as the spec's "skipped because another worker holds it".
+    expect(((await meetingsProcessingSkipped.get()).values[0]?.value ?? 0) - heldBefore).toBe(1);
+    const exposition = await registry.metrics();
+    expect(exposition).toMatch(/^scribe_meetings_processing_skipped_total \d+$/m);
     expect(round.processed.sort()).toEqual(ids.slice(3).sort());
   });
 });

@@ -4,7 +4,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "scribe_process_" });
 
-function counter(name: string, help: string, labelNames: string[]) {
+/** A counter in the process registry (/metrics); services define their own with it. */
+export function counter(name: string, help: string, labelNames: string[] = []) {
   return new Counter({ name, help, labelNames, registers: [registry] });
 }
 

@@ -42,7 +42,10 @@ export function calendarQueries(db: Db) {
       return ICSStatus.parse({
         status: enabled ? "enabled" : "disabled",
         last_sync: room.last_sync_at?.toISOString() ?? null,
-        next_sync: enabled ? (room.next_sync_at?.toISOString() ?? null) : null,
+        // The contract's value (api.md §2.6: last_sync + ics_fetch_interval, only when enabled and
+        // synced), not the scheduler's jittered and leased next_sync_at.
+        next_sync:
+          enabled && room.last_sync_at ? new Date(room.last_sync_at.getTime() + room.ics_fetch_interval * 1000).toISOString() : null,
         last_etag: room.content_hash,
         events_count: await countEvents(db, room.id),
         last_attempt: room.last_attempt_at?.toISOString() ?? null,

@@ -1,1 +1,2 @@
 export { meetingsService } from "./service";
+export { meetingsProcessingSkipped } from "./metrics";

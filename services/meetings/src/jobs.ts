@@ -5,6 +5,7 @@
 import { metrics, type Logger, type Sql } from "@scribe/kit";
 import { closeOpenStays, deactivateMeeting, participantJoined, refreshClientCount } from "./changes";
 import type { MeetingsConfig } from "./config";
+import { meetingsProcessingSkipped } from "./metrics";
 import { decideDeactivation } from "./domain/deactivation";
 import { reconcilePresence } from "./domain/presence";
 import type { Platforms } from "./platforms";
@@ -31,7 +32,8 @@ export interface ProcessRound {
   failed: string[];
 }
 
-type Outcome = "processed" | "deactivated" | "skipped";
+/** `held`: another worker holds the meeting (a skip the spec counts on its own). */
+type Outcome = "processed" | "deactivated" | "skipped" | "held";
 
 export interface ProcessorDeps {
   sql: Sql;
@@ -44,7 +46,7 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
   /** One meeting, in one transaction holding its processing lock. `now` is the round's start. */
   async function processMeeting(id: string, now: Date): Promise<Outcome> {
     return sql.begin(async (tx): Promise<Outcome> => {
-      if (!(await tryLockMeetingForProcessing(tx, id))) return "skipped";
+      if (!(await tryLockMeetingForProcessing(tx, id))) return "held";
       const seen = await meetingById(tx, id);
       // Deactivated (or deleted) since the round listed it: someone else dealt with it.
       if (!seen?.is_active) return "skipped";
@@ -81,10 +83,12 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
   return async function processMeetings(opts: { now?: Date } = {}): Promise<ProcessRound> {
     const now = opts.now ?? new Date();
     const round: ProcessRound = { processed: [], deactivated: [], skipped: [], failed: [] };
+    let heldByOthers = 0;
     for (const id of await activeMeetingIds(sql)) {
       try {
         const outcome = await processMeeting(id, now);
-        if (outcome === "skipped") round.skipped.push(id);
+        if (outcome === "held") heldByOthers++;
+        if (outcome === "skipped" || outcome === "held") round.skipped.push(id);
         else round.processed.push(id);
         if (outcome === "deactivated") round.deactivated.push(id);
       } catch (e) {
@@ -97,6 +101,7 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
     await purgeDeliveries(sql, new Date(now.getTime() - keepSeconds * 1000));
     metrics.jobProcessed.inc({ job: PROCESS_JOB }, round.processed.length);
     metrics.jobSkipped.inc({ job: PROCESS_JOB }, round.skipped.length);
+    meetingsProcessingSkipped.inc(heldByOthers);
     log.info(
       {
         job: PROCESS_JOB,
