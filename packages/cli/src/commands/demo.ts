@@ -1,7 +1,9 @@
 // `scribe demo`: on a running dev system (`scribe dev`), signs in, creates a Daily room and a meeting,
 // has the Daily simulator hold a three-person stand-up with synthesised voices, waits for the
 // transcript while printing its status, then prints its title, summary, action items, URL and first
-// lines. Each step is its own function so tests can run them one by one.
+// lines. Each step is its own function so tests can run them one by one. Scribe's API is called through
+// the typed client (@scribe/client); the simulator's control API with plain fetch.
+import { createScribeClient, type ScribeClient } from "@scribe/client";
 import type { MeetingScript } from "@scribe/simulators";
 import type { CliCommand } from "../command";
 import { DEV_DEFAULTS } from "./dev";
@@ -39,22 +41,27 @@ export interface DemoTranscript {
   transcript: string;
 }
 
-/** A signed-in demo: its options and the bearer token it calls the API with. */
+/** A signed-in demo: its options, the bearer token and the API client that sends it. */
 export interface Session {
   opts: DemoOptions;
   token: string;
+  api: ScribeClient;
 }
 
 type Json = Record<string, unknown>;
+
+function unreachable(e: unknown, what: string, url: string, notRunning: string): DemoError {
+  const inner = (e as { cause?: { code?: string; message?: string } }).cause;
+  const cause = inner?.code ?? inner?.message ?? (e as Error).message;
+  return new DemoError(`${what}: cannot reach ${new URL(url).origin} (${cause}). ${notRunning}`);
+}
 
 async function call(url: string, init: RequestInit, what: string, notRunning: string): Promise<{ status: number; body: Json }> {
   let res: Response;
   try {
     res = await fetch(url, init);
   } catch (e) {
-    const inner = (e as { cause?: { code?: string; message?: string } }).cause;
-    const cause = inner?.code ?? inner?.message ?? (e as Error).message;
-    throw new DemoError(`${what}: cannot reach ${new URL(url).origin} (${cause}). ${notRunning}`);
+    throw unreachable(e, what, url, notRunning);
   }
   const text = await res.text();
   let body: Json = {};
@@ -66,35 +73,37 @@ async function call(url: string, init: RequestInit, what: string, notRunning: st
   return { status: res.status, body };
 }
 
-const detail = (body: Json) => String(body.detail ?? body.info ?? JSON.stringify(body));
+const detail = (body: unknown) => {
+  const b = (body ?? {}) as Json;
+  return String(b.detail === undefined ? JSON.stringify(body ?? null) : typeof b.detail === "string" ? b.detail : JSON.stringify(b.detail));
+};
 const START_HINT = "Start Scribe with `bash deploy/dev-up.sh` (or `pnpm scribe dev`), or point --url at it.";
 
-function api(s: Session, path: string, init: RequestInit = {}, what = `${init.method ?? "GET"} ${path}`) {
-  const headers = new Headers(init.headers);
-  headers.set("authorization", `Bearer ${s.token}`);
-  if (init.body) headers.set("content-type", "application/json");
-  return call(`${s.opts.apiUrl}${path}`, { ...init, headers }, what, START_HINT);
+/** A call to Scribe's API; not reaching it at all is a DemoError that says how to start it. */
+async function reach<T>(opts: DemoOptions, what: string, pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (e) {
+    throw unreachable(e, what, opts.apiUrl, START_HINT);
+  }
 }
 
 /** Is Scribe there? Then sign in (or use the given token). */
 export async function signIn(opts: DemoOptions): Promise<Session> {
-  const health = await call(`${opts.apiUrl}/health`, {}, "Scribe", START_HINT);
-  if (health.status !== 200) throw new DemoError(`Scribe at ${opts.apiUrl} is not healthy: /health answered ${health.status}`);
-  if (opts.token) return { opts, token: opts.token };
-  const res = await call(
-    `${opts.apiUrl}/v1/auth/login`,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: opts.email, password: opts.password }) },
-    "login",
-    START_HINT,
-  );
-  if (res.status === 404) {
+  const anonymous = createScribeClient({ baseUrl: opts.apiUrl });
+  const health = await reach(opts, "Scribe", anonymous.GET("/health"));
+  if (health.response.status !== 200) throw new DemoError(`Scribe at ${opts.apiUrl} is not healthy: /health answered ${health.response.status}`);
+  const session = (token: string): Session => ({ opts, token, api: createScribeClient({ baseUrl: opts.apiUrl, token }) });
+  if (opts.token) return session(opts.token);
+  const { data, error, response } = await reach(opts, "login", anonymous.POST("/v1/auth/login", { body: { email: opts.email, password: opts.password } }));
+  if (response.status === 404) {
     throw new DemoError("login failed: this Scribe does not use password sign-in (AUTH_BACKEND is not password); pass --token <bearer token> instead");
   }
-  if (res.status !== 200) {
-    throw new DemoError(`login failed for ${opts.email}: ${res.status} ${detail(res.body)} (set --email/--password, or ADMIN_EMAIL/ADMIN_PASSWORD)`);
+  if (!data) {
+    throw new DemoError(`login failed for ${opts.email}: ${response.status} ${detail(error)} (set --email/--password, or ADMIN_EMAIL/ADMIN_PASSWORD)`);
   }
   opts.print(`signed in as ${opts.email}`);
-  return { opts, token: String(res.body.access_token) };
+  return session(data.access_token);
 }
 
 export interface DemoMeeting {
@@ -104,21 +113,26 @@ export interface DemoMeeting {
 
 /** A Daily room and a meeting in it (the meetings service learns of new rooms from events, a moment later). */
 export async function createMeeting(s: Session): Promise<DemoMeeting> {
-  const created = await api(s, "/v1/rooms", { method: "POST", body: JSON.stringify({ name: s.opts.roomName, platform: "daily" }) }, "creating the room");
-  if (created.status !== 200) throw new DemoError(`creating room ${s.opts.roomName} failed: ${created.status} ${detail(created.body)}`);
-  const room = { id: String(created.body.id), name: String(created.body.name) };
+  const created = await reach(s.opts, "creating the room", s.api.POST("/v1/rooms", { body: { name: s.opts.roomName, platform: "daily" } }));
+  if (!created.data) throw new DemoError(`creating room ${s.opts.roomName} failed: ${created.response.status} ${detail(created.error)}`);
+  const room = { id: created.data.id, name: created.data.name };
   s.opts.print(`room ${room.name} created (platform daily)`);
-  const path = `/v1/rooms/${encodeURIComponent(room.name)}/meeting`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const res = await api(s, path, { method: "POST", body: "{}" }, "starting the meeting");
-    if (res.status === 200) {
-      const meeting = { id: String(res.body.id), room_name: String(res.body.room_name) };
+    const res = await reach(
+      s.opts,
+      "starting the meeting",
+      s.api.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: room.name } }, body: {} }),
+    );
+    if (res.data) {
+      const meeting = { id: res.data.id, room_name: res.data.room_name };
       s.opts.print(`meeting ${meeting.id} started (Daily room ${meeting.room_name})`);
       return { room, meeting };
     }
     // 404 "Room not found" until the meetings service has the room; anything else is final.
-    if (res.status !== 404 || Date.now() > deadline) throw new DemoError(`starting a meeting in ${room.name} failed: ${res.status} ${detail(res.body)}`);
+    if (res.response.status !== 404 || Date.now() > deadline) {
+      throw new DemoError(`starting a meeting in ${room.name} failed: ${res.response.status} ${detail(res.error)}`);
+    }
     await sleep(Math.min(s.opts.pollMs, 500));
   }
 }
@@ -148,17 +162,17 @@ export async function waitForTranscript(s: Session, m: DemoMeeting): Promise<str
   let last = "no transcript yet";
   opts.print(`waiting for the transcript (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
   for (;;) {
-    const res = await api(s, `/v1/transcripts?room_id=${encodeURIComponent(m.room.id)}&size=100`, {}, "listing transcripts");
-    if (res.status !== 200) throw new DemoError(`listing transcripts failed: ${res.status} ${detail(res.body)}`);
-    const item = (res.body.items as Json[]).find((t) => t.meeting_id === m.meeting.id);
-    const status = item ? String(item.status) : "no transcript yet";
+    const res = await reach(opts, "listing transcripts", s.api.GET("/v1/transcripts", { params: { query: { room_id: m.room.id, size: 100 } } }));
+    if (!res.data) throw new DemoError(`listing transcripts failed: ${res.response.status} ${detail(res.error)}`);
+    const item = res.data.items.find((t) => t.meeting_id === m.meeting.id);
+    const status = item ? item.status : "no transcript yet";
     if (status !== last) {
-      opts.print(item ? `transcript ${String(item.id)}: ${status}` : status);
+      opts.print(item ? `transcript ${item.id}: ${status}` : status);
       last = status;
     }
-    if (item && status === "ended") return String(item.id);
+    if (item && status === "ended") return item.id;
     if (item && status === "error") {
-      throw new DemoError(`processing of transcript ${String(item.id)} failed (status error): see \`pnpm scribe runs list\` and \`pnpm scribe runs show <run id>\``);
+      throw new DemoError(`processing of transcript ${item.id} failed (status error): see \`pnpm scribe runs list\` and \`pnpm scribe runs show <run id>\``);
     }
     if (Date.now() > deadline) {
       throw new DemoError(
@@ -173,17 +187,21 @@ export async function waitForTranscript(s: Session, m: DemoMeeting): Promise<str
 
 /** The finished transcript, as the demo prints it. */
 export async function fetchTranscript(s: Session, id: string): Promise<DemoTranscript> {
-  const res = await api(s, `/v1/transcripts/${encodeURIComponent(id)}?transcript_format=text`, {}, "reading the transcript");
-  if (res.status !== 200) throw new DemoError(`reading transcript ${id} failed: ${res.status} ${detail(res.body)}`);
-  const b = res.body;
+  const res = await reach(
+    s.opts,
+    "reading the transcript",
+    s.api.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format: "text" } } }),
+  );
+  if (!res.data) throw new DemoError(`reading transcript ${id} failed: ${res.response.status} ${detail(res.error)}`);
+  const b = res.data;
   return {
     id,
     url: `${s.opts.uiBaseUrl.replace(/\/$/, "")}/transcripts/${id}`,
-    status: String(b.status),
-    title: (b.title as string | null) ?? null,
-    short_summary: (b.short_summary as string | null) ?? null,
-    action_items: (b.action_items as DemoTranscript["action_items"]) ?? null,
-    transcript: String(b.transcript ?? ""),
+    status: b.status,
+    title: b.title ?? null,
+    short_summary: b.short_summary ?? null,
+    action_items: b.action_items ?? null,
+    transcript: typeof b.transcript === "string" ? b.transcript : "",
   };
 }
 
