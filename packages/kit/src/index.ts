@@ -2,6 +2,7 @@ export * from "./errors";
 export * from "./config";
 export * from "./secret-key";
 export * from "./quota";
+export * from "./secret-box";
 export * from "./logger";
 export * from "./db";
 export * from "./migrate";

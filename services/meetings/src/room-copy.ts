@@ -1,12 +1,12 @@
 // The meetings service's copy of the rooms: what meeting rules read (kit entity copy: ROOMS events,
 // read through from the rooms service when a request must see a newer room).
-import { RecordingTrigger, RecordingType, RoomMode, makeEvent, roomsOps, type RoomState } from "@scribe/contracts";
+import { RecordingTrigger, RecordingType, RoomMode, makeEvent, roomsOps, type RoomEvent } from "@scribe/contracts";
 import { defineEntityCopy, emit, type Db, type Tx } from "@scribe/kit";
 import { SOURCE, changed } from "./changes";
 import type { RoomRecord } from "./domain/meetings";
 import { deleteMeetings, meetingsOfRoom } from "./store";
 
-export const roomCopy = defineEntityCopy<RoomRecord, RoomState, typeof roomsOps.state>({
+export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.state>({
   kind: "room",
   table: "room",
   columns: [
@@ -24,7 +24,7 @@ export const roomCopy = defineEntityCopy<RoomRecord, RoomState, typeof roomsOps.
 export const roomByName = (db: Db, name: string): Promise<RoomRecord | null> => roomCopy.find(db, "name", name);
 export const roomById = (db: Db, id: string): Promise<RoomRecord | null> => roomCopy.find(db, "id", id);
 
-export function roomRecordOf(room: RoomState, deleted: boolean): RoomRecord {
+export function roomRecordOf(room: RoomEvent, deleted: boolean): RoomRecord {
   return {
     id: room.id,
     name: room.name,

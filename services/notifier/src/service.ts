@@ -1,7 +1,8 @@
 // The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
 // webhook test and the sharing operations, and runs retention on public instances.
-import { QUOTA_MIGRATIONS, createHttpClient, defineService } from "@scribe/kit";
+import { INTERNAL_CALLER, roomsOps } from "@scribe/contracts";
+import { QUOTA_MIGRATIONS, createHttpClient, defineService, rpcCall } from "@scribe/kit";
 import { EmailSender, smtpMailer } from "./channels/email";
 import { WebhookSender } from "./channels/webhook";
 import { ZulipClient, zulipConfigured } from "./channels/zulip";
@@ -22,7 +23,9 @@ export const notifierService = defineService({
     // Webhook URLs are users': guarded, and a redirect is an answer (never followed).
     const http = createHttpClient({ guard: { allowPrivate: config.ALLOW_PRIVATE_URLS }, maxRedirects: 0, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
     onStop(() => http.close());
-    const webhooks = new WebhookSender(http, config);
+    const webhooks = new WebhookSender(http, config, async (roomId) =>
+      (await rpcCall(bus, roomsOps.webhookSecret, { caller: INTERNAL_CALLER, id: roomId }, { timeoutMs: config.RPC_TIMEOUT_MS })).webhook_secret,
+    );
     const mailer = emailConfigured(config) ? smtpMailer(config) : null;
     if (mailer) onStop(async () => mailer.close());
     const email = mailer ? new EmailSender(mailer, bus, config) : null;

@@ -6,7 +6,7 @@ import {
   type DeliveryStatus,
   type MeetingState,
   roomsOps,
-  type RoomState,
+  type RoomEvent,
   type TranscriptState,
 } from "@scribe/contracts";
 import { defineEntityCopy, type Db, type Sql } from "@scribe/kit";
@@ -19,11 +19,11 @@ export const WORK_CHANNEL = "notifier_work";
 // ---- copies -------------------------------------------------------------------------------------
 
 /** The rooms' webhook, team-chat and e-mail settings; a deleted room stays as a tombstone. */
-export const roomCopy = defineEntityCopy<RoomCopy, RoomState, typeof roomsOps.state>({
+export const roomCopy = defineEntityCopy<RoomCopy, RoomEvent, typeof roomsOps.state>({
   kind: "room",
   table: "room",
   columns: [
-    "id", "name", "user_id", "webhook_url", "webhook_secret", "zulip_auto_post", "zulip_stream", "zulip_topic",
+    "id", "name", "user_id", "webhook_url", "zulip_auto_post", "zulip_stream", "zulip_topic",
     "email_transcript_to", "version", "deleted",
   ],
   lookups: ["id"],
@@ -32,7 +32,6 @@ export const roomCopy = defineEntityCopy<RoomCopy, RoomState, typeof roomsOps.st
     name: room.name,
     user_id: room.user_id,
     webhook_url: room.webhook_url,
-    webhook_secret: room.webhook_secret,
     zulip_auto_post: room.zulip_auto_post,
     zulip_stream: room.zulip_stream,
     zulip_topic: room.zulip_topic,
@@ -45,7 +44,7 @@ export const roomCopy = defineEntityCopy<RoomCopy, RoomState, typeof roomsOps.st
 
 /** The room as the copy holds it, tombstone included (a delivery for a deleted room is cancelled). */
 export async function roomById(db: Db, id: string): Promise<RoomCopy | null> {
-  const [r] = await db<RoomCopy[]>`select id, name, user_id, webhook_url, webhook_secret, zulip_auto_post, zulip_stream, zulip_topic,
+  const [r] = await db<RoomCopy[]>`select id, name, user_id, webhook_url, zulip_auto_post, zulip_stream, zulip_topic,
     email_transcript_to, version, deleted from room where id = ${id}`;
   return r ?? null;
 }

@@ -49,7 +49,6 @@ const room = (o: Partial<RoomCopy> = {}): RoomCopy => ({
   name: "standup",
   user_id: "owner",
   webhook_url: "https://hooks.example.com/x",
-  webhook_secret: "s3cret",
   zulip_auto_post: false,
   zulip_stream: "",
   zulip_topic: "",

@@ -8,7 +8,7 @@ import {
   type ListingScope,
   type MeetingState,
   type RecordingReady,
-  type RoomState,
+  type RoomEvent,
   type ScribeEvent,
   type TranscriptListFilters,
   type TranscriptState,
@@ -241,7 +241,7 @@ async function applyTopicsCleared(db: Db, t: ModelTables, id: string, version: n
 }
 
 /** A room change is copied onto its transcripts (name shown and searched, sharing for visibility). */
-async function applyRoom(db: Db, t: ModelTables, room: RoomState, deleted: boolean): Promise<void> {
+async function applyRoom(db: Db, t: ModelTables, room: RoomEvent, deleted: boolean): Promise<void> {
   const rm = db(t.room);
   const name = deleted ? null : room.name;
   const shared = deleted ? false : room.is_shared;

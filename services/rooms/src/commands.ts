@@ -1,7 +1,7 @@
 // Room commands over request/reply: validate, decide, store the change and its event in one transaction.
 import { randomBytes, randomUUID } from "node:crypto";
-import { makeEvent, roomDetailsFor, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import { makeEvent, roomDetailsFor, roomEventOf, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
+import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type SecretBox, type Sql } from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
 import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";
@@ -24,8 +24,8 @@ async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function ownedRoomForUpdate(tx: Db, id: string, caller: Caller): Promise<RoomState> {
-  const room = await roomById(tx, id, { forUpdate: true });
+async function ownedRoomForUpdate(tx: Db, box: SecretBox, id: string, caller: Caller): Promise<RoomState> {
+  const room = await roomById(tx, box, id, { forUpdate: true });
   if (!room) throw NotFound("Room not found");
   if (!isOwner(room, caller)) throw Forbidden("Not authorized");
   return room;
@@ -37,7 +37,7 @@ function reportRoomVersion(room: RoomState, formerName?: string): void {
   if (formerName !== undefined && formerName !== room.name) reportVersion("room", { name: formerName }, room.version);
 }
 
-export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig): void {
+export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, box: SecretBox): void {
   rpc.handle(roomsOps.create, async ({ caller, room: body }) => {
     const owner = requireUser(caller);
     const room = newRoom({
@@ -50,8 +50,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig):
     });
     await uniqueName(() =>
       sql.begin(async (tx) => {
-        await insertRoom(tx, room);
-        await emit(tx, makeEvent("room.created", room, { source: SOURCE }));
+        await insertRoom(tx, box, room);
+        await emit(tx, makeEvent("room.created", roomEventOf(room), { source: SOURCE }));
       }),
     );
     reportRoomVersion(room);
@@ -62,10 +62,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig):
     requireUser(caller);
     const updated = await uniqueName(() =>
       sql.begin(async (tx) => {
-        const room = await ownedRoomForUpdate(tx, id, caller);
+        const room = await ownedRoomForUpdate(tx, box, id, caller);
         const next = applyUpdate(room, patch, new Date(), newWebhookSecret);
-        await updateRoom(tx, next);
-        await emit(tx, makeEvent("room.updated", next, { source: SOURCE }));
+        await updateRoom(tx, box, next);
+        await emit(tx, makeEvent("room.updated", roomEventOf(next), { source: SOURCE }));
         return { before: room, next };
       }),
     );
@@ -78,10 +78,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig):
   rpc.handle(roomsOps.delete, async ({ caller, id }) => {
     requireUser(caller);
     const gone = await sql.begin(async (tx) => {
-      const room = await ownedRoomForUpdate(tx, id, caller);
+      const room = await ownedRoomForUpdate(tx, box, id, caller);
       await deleteRoom(tx, id);
       const gone = { ...room, version: room.version + 1, updated_at: new Date().toISOString() };
-      await emit(tx, makeEvent("room.deleted", gone, { source: SOURCE }));
+      await emit(tx, makeEvent("room.deleted", roomEventOf(gone), { source: SOURCE }));
       return gone;
     });
     reportRoomVersion(gone);

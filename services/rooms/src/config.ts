@@ -7,5 +7,6 @@ export const RoomsConfig = z.object({
   DEFAULT_VIDEO_PLATFORM: Platform.default("daily").describe("video platform of new rooms that do not choose one"),
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
   AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
+  SECRET_KEY: SharedSettings.SECRET_KEY,
 });
 export type RoomsConfig = z.infer<typeof RoomsConfig>;

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import type { CliCommand } from "../command";
 import { DLQ_STREAM } from "@scribe/contracts";
 import type { Bus, Env } from "@scribe/kit";
+import { redactSecretsInText } from "../redact";
 import { withBus } from "./bus-env";
 
 export interface DeadLetter {
@@ -44,7 +45,7 @@ export async function listDeadLetters(bus: Bus, opts: { consumer?: string } = {}
     out.push({
       seq: m.seq,
       consumer,
-      reason: header(m.header, "Scribe-Dlq-Reason"),
+      reason: redactSecretsInText(header(m.header, "Scribe-Dlq-Reason")),
       stream: header(m.header, "Scribe-Dlq-Stream"),
       streamSeq: Number(header(m.header, "Scribe-Dlq-Stream-Seq")),
       subject: header(m.header, "Scribe-Dlq-Subject"),

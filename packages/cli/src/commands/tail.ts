@@ -5,6 +5,7 @@ import type { CliCommand } from "../command";
 import { DeliverPolicy, type ConsumerConfig } from "@nats-io/jetstream";
 import { DLQ_STREAM, STREAMS, type StreamName } from "@scribe/contracts";
 import type { Bus, Env } from "@scribe/kit";
+import { redactSecrets, redactSecretsInText } from "../redact";
 import { withBus } from "./bus-env";
 
 export interface TailOptions {
@@ -64,7 +65,7 @@ export async function* tailStream(bus: Bus, opts: TailOptions): AsyncGenerator<T
       }
       const envelope = (typeof data === "object" && data !== null ? data : {}) as { type?: string; id?: string };
       const headers: Record<string, string> = {};
-      if (m.headers) for (const [k, v] of m.headers) headers[k] = v.join(",");
+      if (m.headers) for (const [k, v] of m.headers) headers[k] = redactSecretsInText(v.join(","));
       yield {
         seq: m.seq,
         time: new Date(Math.floor(m.info.timestampNanos / 1e6)).toISOString(),
@@ -72,7 +73,7 @@ export async function* tailStream(bus: Bus, opts: TailOptions): AsyncGenerator<T
         type: typeof envelope.type === "string" ? envelope.type : null,
         id: typeof envelope.id === "string" ? envelope.id : null,
         headers,
-        data,
+        data: redactSecrets(data),
       };
       count++;
       if (opts.limit !== undefined && count >= opts.limit) break;

@@ -159,6 +159,23 @@ export const RoomState = RoomDetails.extend({
 });
 export type RoomState = z.infer<typeof RoomState>;
 
+/**
+ * A room as its events carry it: no webhook secret, only whether there is one (issue 15.14; the
+ * notifier asks the rooms service for the secret when it signs). Events written before this carried
+ * the secret: reading them drops it.
+ */
+const RoomEventShape = RoomState.omit({ webhook_secret: true }).extend({ has_webhook_secret: z.boolean() });
+export const RoomEvent = z.preprocess((v) => {
+  if (!v || typeof v !== "object" || "has_webhook_secret" in v) return v;
+  return { ...v, has_webhook_secret: Boolean((v as { webhook_secret?: unknown }).webhook_secret) };
+}, RoomEventShape);
+export type RoomEvent = z.infer<typeof RoomEventShape>;
+
+export function roomEventOf(state: RoomState): RoomEvent {
+  const { webhook_secret, ...rest } = state;
+  return { ...rest, has_webhook_secret: Boolean(webhook_secret) };
+}
+
 /** Strip the webhook fields for callers who do not own the room (decision: every response). */
 export function roomDetailsFor(state: RoomDetails, callerUserId: string | null): RoomDetails {
   const details: RoomDetails = RoomDetails.parse(state);

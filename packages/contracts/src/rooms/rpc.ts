@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineOp, withCaller } from "../common/rpc";
 import { DeletionStatus, PageQuery } from "../common/schemas";
-import { CreateRoom, PageRoomDetails, Room, RoomDetails, RoomState, UpdateRoom } from "./api";
+import { CreateRoom, PageRoomDetails, Room, RoomDetails, RoomEvent, UpdateRoom } from "./api";
 
 export const roomsOps = {
   list: defineOp("rooms.list", withCaller({ ...PageQuery.shape }), PageRoomDetails),
@@ -12,8 +12,10 @@ export const roomsOps = {
   update: defineOp("rooms.update", withCaller({ id: z.string(), patch: UpdateRoom }), RoomDetails),
   delete: defineOp("rooms.delete", withCaller({ id: z.string() }), DeletionStatus),
   /**
-   * A room's full state for services keeping a copy (read-through, kit `defineEntityCopy`); null
+   * A room's state (as its events carry it, without the webhook secret) for services keeping a copy (read-through, kit `defineEntityCopy`); null
    * when no live room has that id or name. Services ask on their own behalf: no caller.
    */
-  state: defineOp("rooms.state", z.object({ id: z.string().optional(), name: z.string().optional() }), RoomState.nullable()),
+  state: defineOp("rooms.state", z.object({ id: z.string().optional(), name: z.string().optional() }), RoomEvent.nullable()),
+  /** The room's webhook secret, for other services only (the notifier signs with it). */
+  webhookSecret: defineOp("rooms.webhook_secret", withCaller({ id: z.string() }), z.object({ webhook_secret: z.string().nullable() })),
 } as const;

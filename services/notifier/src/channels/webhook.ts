@@ -19,10 +19,14 @@ export interface WebhookSettings {
   WEBHOOK_TEST_TIMEOUT_MS: number;
 }
 
+/** The room's current webhook secret (kept by the rooms service only, never in events). */
+export type WebhookSecretOf = (roomId: string) => Promise<string | null>;
+
 export class WebhookSender {
   constructor(
     private readonly http: HttpClient,
     private readonly settings: WebhookSettings,
+    private readonly secretOf: WebhookSecretOf,
   ) {}
 
   /** One attempt of a transcript.completed delivery at `now`. */
@@ -32,7 +36,13 @@ export class WebhookSender {
     if (!room.webhook_url) return { verdict: "cancel", error: "the room no longer has a webhook URL", ...none };
     const eventId = newEventId();
     const body = completedBody(WebhookPayloadBody.parse(d.payload), eventId, now);
-    const headers = webhookHeaders({ event: "transcript.completed", retry: d.attempts, deliveryId: d.id, secret: room.webhook_secret, body, now });
+    let secret: string | null;
+    try {
+      secret = await this.secretOf(room.id);
+    } catch (e) {
+      return { verdict: "retryable", error: `the room's webhook secret could not be read: ${(e as Error).message}`, ...none };
+    }
+    const headers = webhookHeaders({ event: "transcript.completed", retry: d.attempts, deliveryId: d.id, secret, body, now });
     try {
       const res = await this.post(room.webhook_url, headers, body, this.settings.WEBHOOK_TIMEOUT_MS, 4096);
       notifierMetrics.webhookDuration.observe(res.durationMs / 1000);

@@ -13,7 +13,6 @@ export interface RoomCopy {
   name: string;
   user_id: string;
   webhook_url: string | null;
-  webhook_secret: string | null;
   zulip_auto_post: boolean;
   zulip_stream: string;
   zulip_topic: string;
