@@ -83,6 +83,8 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
     DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, PORT: "0", HOST: "127.0.0.1", OPS_PORT: "0",
     AUTH_BACKEND: "password", SECRET_KEY: SECRET, LOG_LEVEL: "warn", OUTBOX_POLL_MS: "200",
     STORAGE_LOCAL_ROOT: root, UPLOAD_MAX_BYTES: String(SIZE + MiB), ...storageEnv,
+    // One chunk of the whole size, however long it takes: the bench measures memory, not the limits.
+    UPLOAD_MAX_CHUNK_BYTES: String(SIZE + MiB), HTTP_REQUEST_TIMEOUT_MS: "3600000",
   };
   const running = await startProcess(servicesByName(["recordings", "gateway"]), env);
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-upload" });
