@@ -1,7 +1,10 @@
-// Transcript write side: pipeline port calls per second (row lock, load, compare, save, outbox
-// events) next to the same row written with a plain SQL update (baseline), on one database.
+// Transcript write side: pipeline port calls per second (row lock, load, decide, save, outbox
+// events) next to the same row written with a plain SQL update of the changed part (baseline), on
+// one database. Measured on an empty transcript and on 10- and 60-minute ones (issue 20: a write
+// must cost what it changes, not what the transcript holds).
 import { randomUUID } from "node:crypto";
-import { connectDb, createLogger, migrate, serviceMigrations } from "@scribe/kit";
+import type { TopicRecord } from "@scribe/contracts";
+import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { persistNew } from "../services/transcription/src/changes";
@@ -10,31 +13,59 @@ import { DbTranscriptPort } from "../services/transcription/src/port";
 import { report, time } from "./report";
 
 const CALLS = Number(process.env.BENCH_TRANSCRIPT_WRITES ?? 500);
+/** Spoken words per minute of a meeting, and words per topic. */
+const WORDS_PER_MINUTE = 150;
+const WORDS_PER_TOPIC = 300;
+
+function topicsOf(minutes: number): TopicRecord[] {
+  const words = minutes * WORDS_PER_MINUTE;
+  const topics: TopicRecord[] = [];
+  for (let first = 0; first < words; first += WORDS_PER_TOPIC) {
+    const count = Math.min(WORDS_PER_TOPIC, words - first);
+    topics.push({
+      id: randomUUID(),
+      title: `Topic ${topics.length}`,
+      summary: "What was said in this part of the meeting.",
+      timestamp: first * 0.4,
+      duration: count * 0.4,
+      transcript: null,
+      words: Array.from({ length: count }, (_, i) => ({ text: ` word${first + i}`, start: (first + i) * 0.4, end: (first + i) * 0.4 + 0.3, speaker: (first + i) % 3 })),
+    });
+  }
+  return topics;
+}
+
+async function measure(sql: Sql, minutes: number): Promise<void> {
+  const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
+  const id = a.state.id;
+  await sql.begin((tx) => persistNew(tx, a));
+  await sql`update transcript set current_run_id = 'run' where id = ${id}`;
+  const port = new DbTranscriptPort(sql, createLogger("bench", "silent"));
+  if (minutes > 0) await port.replaceTopics(id, "run", topicsOf(minutes));
+  const length = minutes === 0 ? "empty transcript" : `${minutes}-minute transcript`;
+
+  const raw = await time(async () => {
+    for (let i = 0; i < CALLS; i++) await sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`;
+  });
+  const changing = await time(async () => {
+    for (let i = 0; i < CALLS; i++) await port.update(id, "run", { title: `p${i}` });
+  });
+  const unchanged = await time(async () => {
+    for (let i = 0; i < CALLS; i++) await port.update(id, "run", { title: "same" });
+  });
+  const baseline = { name: `raw SQL update, ${length}`, value: CALLS / raw, unit: "writes/s", label: "raw SQL update" };
+  report(baseline);
+  report({ name: `port.update, ${length} (changed: event emitted)`, value: CALLS / changing, unit: "calls/s" }, baseline);
+  report({ name: `port.update, ${length} (unchanged: nothing emitted)`, value: CALLS / unchanged, unit: "calls/s" }, baseline);
+}
 
 export default async function bench(): Promise<void> {
   const db = await createTestDatabase("benchtw");
   const sql = connectDb(db.url, { schema: "transcription", max: 4 });
   try {
     await migrate(sql, { schema: "transcription", migrations: serviceMigrations("transcription", { shared: [WORKFLOW_MIGRATIONS] }) });
-    const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
-    await sql.begin((tx) => persistNew(tx, { ...a, current_run_id: "run" }));
-    await sql`update transcript set current_run_id = 'run' where id = ${a.state.id}`;
-    const id = a.state.id;
-    const port = new DbTranscriptPort(sql, createLogger("bench", "silent"));
-
-    const raw = await time(async () => {
-      for (let i = 0; i < CALLS; i++) await sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`;
-    });
-    const changing = await time(async () => {
-      for (let i = 0; i < CALLS; i++) await port.update(id, "run", { title: `p${i}` });
-    });
-    const unchanged = await time(async () => {
-      for (let i = 0; i < CALLS; i++) await port.update(id, "run", { title: "same" });
-    });
-    const baseline = { name: "raw SQL update", value: CALLS / raw, unit: "writes/s", label: "raw SQL update" };
-    report(baseline);
-    report({ name: "port.update (changed: event emitted)", value: CALLS / changing, unit: "calls/s" }, baseline);
-    report({ name: "port.update (unchanged: nothing emitted)", value: CALLS / unchanged, unit: "calls/s" }, baseline);
+    for (const minutes of [0, 10, 60]) await measure(sql, minutes);
+    console.log("goal (issue 20): port.update ≥ 0.5x raw SQL update at any length");
   } finally {
     await sql.end({ timeout: 5 });
     await db.drop();
