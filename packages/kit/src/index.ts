@@ -24,3 +24,4 @@ export * from "./http/addresses";
 export * from "./http/client";
 export * from "./http/retry";
 export * from "./periodic";
+export * from "./decider";

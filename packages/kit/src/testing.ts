@@ -1,6 +1,8 @@
 // Test isolation helpers: a fresh database per test file and a unique bus prefix per test.
+import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { evolveAll, type Decider } from "./decider";
 
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -59,3 +61,44 @@ export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?
   }
 }
 export * from "./testing-s3";
+
+/**
+ * given/when/then for a `Decider` (in the style of Emmett's decider specifications):
+ * `given(events).when(command).then(expectedEvents)` or `.thenThrows(check)`, where `check` is a
+ * predicate on the error or the class it must be an instance of. `then` returns the events, so a
+ * test can go on from them.
+ */
+export function deciderSpec<Command, Event, State>(
+  decider: Decider<Command, Event, State>,
+  /** How produced events are compared with the expected ones; a test runner's matcher allows asymmetric matchers. */
+  assertEqual: (produced: Event[], expected: readonly Event[]) => void = (p, e) => assert.deepStrictEqual(p, e),
+) {
+  return {
+    given(events: readonly Event[]) {
+      return {
+        when(command: Command) {
+          const decide = () => decider.decide(command, evolveAll(decider, events));
+          return {
+            then(expected: readonly Event[]): Event[] {
+              const produced = decide();
+              assertEqual(produced, expected);
+              return produced;
+            },
+            thenThrows(check: ((e: unknown) => boolean) | (abstract new (...args: never[]) => unknown)): unknown {
+              let thrown: unknown;
+              try {
+                decide();
+              } catch (e) {
+                thrown = e;
+              }
+              if (thrown === undefined) assert.fail("expected the command to be refused, but it was decided");
+              const ok = check.prototype instanceof Error || check === Error ? thrown instanceof (check as abstract new () => unknown) : (check as (e: unknown) => boolean)(thrown);
+              if (!ok) throw thrown;
+              return thrown;
+            },
+          };
+        },
+      };
+    },
+  };
+}

@@ -1,6 +1,6 @@
 // Permission checks of the write side (api.md §0.6), as the errors the gateway maps to statuses.
 import { canEditTranscript, canReadTranscript, isTranscriptOwner, type Caller, type TranscriptState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, type AppError } from "@scribe/kit";
+import { BadRequest, Conflict, Forbidden, NotFound, type AppError } from "@scribe/kit";
 import { RuleError } from "./domain/transcript";
 
 export const NOT_FOUND = "Transcript not found";
@@ -21,17 +21,18 @@ export function assertEdit(s: TranscriptState, caller: Caller): void {
   if (!canEditTranscript(s, caller)) throw Forbidden("Not authorized");
 }
 
-/** A domain rule's refusal as the wire error. */
+/** A domain refusal as the wire error: the statuses api.md gives them live here, at the edge. */
 export function asAppError(e: unknown): unknown {
   if (!(e instanceof RuleError)) return e;
-  const mapped: AppError = e.status === 400 ? BadRequest(e.message) : e.status === 404 ? NotFound(e.message) : Forbidden(e.message);
+  const mapped: AppError = e.kind === "not_found" ? NotFound(e.message) : e.kind === "rejected" ? BadRequest(e.message) : Conflict(e.message);
   return mapped;
 }
 
-/** Run a domain decision, turning its refusals into wire errors. */
-export function decide<T>(f: () => T): T {
+/** Run a domain decision (or a commit of one), turning its refusals into wire errors. */
+export function decided<T>(f: () => T): T {
   try {
-    return f();
+    const result = f();
+    return (result instanceof Promise ? result.catch((e: unknown) => Promise.reject(asAppError(e))) : result) as T;
   } catch (e) {
     throw asAppError(e);
   }

@@ -1,21 +1,12 @@
-// Transcript commands over request/reply (api.md §2.9–2.13 mutations): check access, decide, store
-// the change and its events in one transaction with the row locked.
+// Transcript commands over request/reply (api.md §2.9–2.13 mutations): check access, then the
+// decider decides and `execute` commits the change and its events in one transaction, the row locked.
 import { randomUUID } from "node:crypto";
-import { makeEvent, transcriptionOps, type Caller } from "@scribe/contracts";
-import { BadRequest, Invalid, NotFound, emit, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
-import { NOT_FOUND, assertEdit, assertOwner, assertRead, decide } from "./access";
-import { SOURCE, persist, persistNew } from "./changes";
-import {
-  addParticipant,
-  applyApiPatch,
-  assignSpeaker,
-  createdByApi,
-  mergeSpeakers,
-  processRefusal,
-  removeParticipant,
-  updateParticipant,
-  type Aggregate,
-} from "./domain/transcript";
+import { transcriptionOps, type Caller } from "@scribe/contracts";
+import { BadRequest, Invalid, NotFound, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
+import { NOT_FOUND, assertEdit, assertOwner, assertRead, decided } from "./access";
+import { execute, persist, persistNew } from "./changes";
+import { decide, loads, type TranscriptCommand } from "./domain/decider";
+import { createdByApi, processRefusal, type Aggregate } from "./domain/transcript";
 import { refusedUserLinks } from "./domain/participant-links";
 import { destroyTranscript } from "./destroy";
 import { startProcessing } from "./processing";
@@ -24,24 +15,30 @@ import { loadTranscript } from "./store";
 const ok = (a: Aggregate) => ({ status: "ok", version: a.state.version });
 
 /** The locked aggregate, soft-deleted ones included (delete, restore and destroy see them). */
-async function locked(tx: Tx, id: string): Promise<Aggregate> {
-  const a = await loadTranscript(tx, id, { forUpdate: true });
+async function locked(tx: Tx, id: string, parts: { topics: boolean; events: boolean } = { topics: false, events: false }): Promise<Aggregate> {
+  const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   if (!a) throw NotFound(NOT_FOUND);
   return a;
 }
 
 /** Locked and readable by the caller (soft-deleted → 404). */
-async function readable(tx: Tx, id: string, caller: Caller): Promise<Aggregate> {
-  const a = await loadTranscript(tx, id, { forUpdate: true });
+async function readable(tx: Tx, id: string, caller: Caller, parts: { topics: boolean; events: boolean } = { topics: true, events: false }): Promise<Aggregate> {
+  const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   assertRead(a?.state ?? null, caller);
   return a!;
 }
 
 /** Locked, readable and editable (participants, speakers). */
-async function editable(tx: Tx, id: string, caller: Caller): Promise<Aggregate> {
-  const a = await readable(tx, id, caller);
+async function editable(tx: Tx, id: string, caller: Caller, parts: { topics: boolean; events: boolean }): Promise<Aggregate> {
+  const a = await readable(tx, id, caller, parts);
   assertEdit(a.state, caller);
   return a;
+}
+
+/** Decide and commit an editing command (EDIT(t) checked first); returns the stored aggregate. */
+async function edit(tx: Tx, id: string, caller: Caller, command: TranscriptCommand): Promise<Aggregate> {
+  const a = await editable(tx, id, caller, loads(command));
+  return (await decided(() => execute(tx, a, command))).aggregate!;
 }
 
 export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
@@ -54,12 +51,13 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
 
   rpc.handle(transcriptionOps.update, async ({ caller, id, patch }) =>
     sql.begin(async (tx) => {
-      const a = await readable(tx, id, caller);
+      const a = await readable(tx, id, caller, { topics: false, events: false });
       assertOwner(a.state, caller);
       const refused = refusedUserLinks(a.state.participants, patch.participants ?? [], caller.userId);
       if (refused.length > 0) throw Invalid(refused);
-      const { aggregate } = await persist(tx, a, { ...a, state: applyApiPatch(a.state, patch, randomUUID) });
-      return aggregate.state;
+      const newIds = (patch.participants ?? []).map(() => randomUUID());
+      const { aggregate } = await decided(() => execute(tx, a, { type: "update", patch, newIds, now: new Date() }));
+      return aggregate!.state;
     }),
   );
 
@@ -67,33 +65,30 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
       assertOwner(a.state, caller);
-      // Already deleted: still ok, the first deleted_at is kept.
-      if (a.state.deleted_at !== null) return ok(a);
-      const { aggregate } = await persist(tx, a, { ...a, state: { ...a.state, deleted_at: new Date().toISOString() } });
-      await emit(tx, makeEvent("transcript.lifecycle.changed", { transcript_id: id, user_id: caller.userId!, action: "deleted" }, { source: SOURCE }));
-      log.info({ transcriptId: id }, "transcript soft-deleted");
-      return ok(aggregate);
+      const { aggregate, events } = await decided(() => execute(tx, a, { type: "softDelete", by: caller.userId!, now: new Date() }));
+      if (events.length) log.info({ transcriptId: id }, "transcript soft-deleted");
+      return ok(aggregate!);
     }),
   );
 
+  // Restore and destroy refuse a transcript that is not deleted before they check the owner.
   rpc.handle(transcriptionOps.restore, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      if (a.state.deleted_at === null) throw BadRequest("Transcript is not deleted");
+      const events = decided(() => decide({ type: "restore", by: caller.userId ?? "", now: new Date() }, a));
       assertOwner(a.state, caller);
-      const { aggregate } = await persist(tx, a, { ...a, state: { ...a.state, deleted_at: null } });
-      await emit(tx, makeEvent("transcript.lifecycle.changed", { transcript_id: id, user_id: caller.userId!, action: "restored" }, { source: SOURCE }));
+      const aggregate = await persist(tx, a, events);
       log.info({ transcriptId: id }, "transcript restored");
-      return ok(aggregate);
+      return ok(aggregate!);
     }),
   );
 
   rpc.handle(transcriptionOps.destroy, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      if (a.state.deleted_at === null) throw BadRequest("Transcript must be soft-deleted first");
+      const events = decided(() => decide({ type: "destroy", reason: "user", now: new Date() }, a));
       assertOwner(a.state, caller);
-      const version = await destroyTranscript(tx, a, "user");
+      const version = await destroyTranscript(tx, a, events);
       log.info({ transcriptId: id }, "transcript destroyed");
       return { status: "ok", version };
     }),
@@ -101,56 +96,39 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
 
   rpc.handle(transcriptionOps.process, async ({ caller, id }) =>
     sql.begin(async (tx) => {
-      const a = await readable(tx, id, caller);
+      const a = await readable(tx, id, caller, { topics: true, events: false });
       const refusal = processRefusal(a);
       if (refusal) throw BadRequest(refusal);
-      const { aggregate, runId } = await startProcessing(tx, a, log, "process requested");
+      const { aggregate, runId } = await startProcessing(tx, a, log, "process requested", new Date());
       return { status: "ok", run_id: runId, version: aggregate.state.version };
     }),
   );
 
   rpc.handle(transcriptionOps.addParticipant, async ({ caller, id, participant }) =>
     sql.begin(async (tx) => {
-      const a = await editable(tx, id, caller);
-      const pid = randomUUID();
-      const participants = decide(() => addParticipant(a.state.participants, { id: pid, name: participant.name, speaker: participant.speaker }));
-      const { aggregate } = await persist(tx, a, { ...a, state: { ...a.state, participants } });
-      return { participant: { id: pid, name: participant.name, speaker: participant.speaker }, version: aggregate.state.version };
+      const added = { id: randomUUID(), name: participant.name, speaker: participant.speaker };
+      const aggregate = await edit(tx, id, caller, { type: "addParticipant", participant: added, now: new Date() });
+      return { participant: added, version: aggregate.state.version };
     }),
   );
 
   rpc.handle(transcriptionOps.updateParticipant, async ({ caller, id, participant_id, patch }) =>
     sql.begin(async (tx) => {
-      const a = await editable(tx, id, caller);
-      const { participants, participant } = decide(() => updateParticipant(a.state.participants, participant_id, patch));
-      const { aggregate } = await persist(tx, a, { ...a, state: { ...a.state, participants } });
+      const aggregate = await edit(tx, id, caller, { type: "updateParticipant", participant_id, patch, now: new Date() });
+      const participant = aggregate.state.participants.find((p) => p.id === participant_id)!;
       return { participant: { id: participant.id, name: participant.name, speaker: participant.speaker }, version: aggregate.state.version };
     }),
   );
 
   rpc.handle(transcriptionOps.deleteParticipant, async ({ caller, id, participant_id }) =>
-    sql.begin(async (tx) => {
-      const a = await editable(tx, id, caller);
-      const { aggregate } = await persist(tx, a, { ...a, state: { ...a.state, participants: removeParticipant(a.state.participants, participant_id) } });
-      return ok(aggregate);
-    }),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "removeParticipant", participant_id, now: new Date() }))),
   );
 
   rpc.handle(transcriptionOps.assignSpeaker, async ({ caller, id, assignment }) =>
-    sql.begin(async (tx) => {
-      const a = await editable(tx, id, caller);
-      const { topics, participants } = decide(() => assignSpeaker(a.topics, a.state.participants, assignment));
-      const { aggregate } = await persist(tx, a, { ...a, topics, state: { ...a.state, participants } });
-      return ok(aggregate);
-    }),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "assignSpeaker", assignment, now: new Date() }))),
   );
 
   rpc.handle(transcriptionOps.mergeSpeakers, async ({ caller, id, merge }) =>
-    sql.begin(async (tx) => {
-      const a = await editable(tx, id, caller);
-      const topics = decide(() => mergeSpeakers(a.topics, a.state.participants, merge.speaker_from, merge.speaker_to));
-      const { aggregate } = await persist(tx, a, { ...a, topics });
-      return ok(aggregate);
-    }),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "mergeSpeakers", from: merge.speaker_from, to: merge.speaker_to, now: new Date() }))),
   );
 }

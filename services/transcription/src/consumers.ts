@@ -4,8 +4,9 @@
 import { randomUUID } from "node:crypto";
 import { STREAMS, eventToken, type EventType, type RecordingReady } from "@scribe/contracts";
 import type { Logger, ServiceRuntime, Tx } from "@scribe/kit";
-import { persist, persistNew } from "./changes";
+import { execute, persistNew } from "./changes";
 import { destroyTranscript } from "./destroy";
+import { decide } from "./domain/decider";
 import { newAggregate, type Aggregate } from "./domain/transcript";
 import { startProcessing } from "./processing";
 import { loadTranscript, transcriptIdOfRecording } from "./store";
@@ -13,10 +14,10 @@ import { loadTranscript, transcriptIdOfRecording } from "./store";
 const only = (stream: keyof typeof STREAMS, type: EventType) => `${STREAMS[stream].context}.${eventToken(type)}.*`;
 
 /** A platform recording's transcript (behaviour §3.2–3.3 defaults): owned by the room's owner. */
-function forPlatformRecording(r: RecordingReady): Aggregate {
+function forPlatformRecording(r: RecordingReady, now: Date): Aggregate {
   return newAggregate({
     id: randomUUID(),
-    now: new Date(),
+    now,
     user_id: r.owner_user_id,
     name: "",
     source_kind: "room",
@@ -28,18 +29,18 @@ function forPlatformRecording(r: RecordingReady): Aggregate {
   });
 }
 
-export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger): Promise<void> {
+export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, now = new Date()): Promise<void> {
   const ctx = { recordingId: r.recording_id, source: r.source, transcriptId: r.transcript_id };
+  // Processing starts with a fresh run, which clears the topics: they are loaded.
   let a: Aggregate | null;
   if (r.transcript_id) {
-    a = await loadTranscript(tx, r.transcript_id, { forUpdate: true });
+    a = await loadTranscript(tx, r.transcript_id, { forUpdate: true, events: false });
     if (!a) return void log.warn(ctx, "recording.ready for a transcript this service does not have; ignored");
   } else {
     const id = await transcriptIdOfRecording(tx, r.recording_id);
-    a = id ? await loadTranscript(tx, id, { forUpdate: true }) : null;
+    a = id ? await loadTranscript(tx, id, { forUpdate: true, events: false }) : null;
     if (!a) {
-      a = forPlatformRecording(r);
-      await persistNew(tx, a);
+      a = await persistNew(tx, forPlatformRecording(r, now));
       log.info({ ...ctx, transcriptId: a.state.id }, "transcript created for a platform recording");
     }
   }
@@ -47,16 +48,8 @@ export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger): 
   if (a.recording_source?.recording_id === r.recording_id && a.current_run_id) {
     return void log.info({ ...ctx, transcriptId: a.state.id, runId: a.current_run_id }, "recording already being processed; duplicate ignored");
   }
-  const state = {
-    ...a.state,
-    recording_id: r.recording_id,
-    meeting_id: r.meeting_id ?? a.state.meeting_id,
-    room_id: r.room_id ?? a.state.room_id,
-    // An upload completes as `uploaded`, a file transcript (behaviour §3.1); it is processed next.
-    ...(r.source === "upload" ? { status: "uploaded" as const, source_kind: "file" as const } : {}),
-  };
-  const { aggregate } = await persist(tx, a, { ...a, state, recording_source: r });
-  await startProcessing(tx, aggregate, log, `recording ${r.recording_id} ready`);
+  const { aggregate } = await execute(tx, a, { type: "attachRecording", recording: r, now });
+  await startProcessing(tx, aggregate!, log, `recording ${r.recording_id} ready`, now);
 }
 
 export function registerConsumers(rt: ServiceRuntime<unknown>): void {
@@ -76,9 +69,9 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
     deliverPolicy: "new",
     handlers: {
       "notification.share_mode_requested": async (tx, ev, { log }) => {
-        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true });
+        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
         if (!a || a.state.deleted_at !== null) return void log.info({ transcriptId: ev.data.transcript_id }, "share mode request for a missing or deleted transcript; ignored");
-        await persist(tx, a, { ...a, state: { ...a.state, share_mode: ev.data.share_mode } });
+        await execute(tx, a, { type: "setShareMode", share_mode: ev.data.share_mode, now: new Date() });
         log.info({ transcriptId: a.state.id, shareMode: ev.data.share_mode, reason: ev.data.reason }, "share mode set on request");
       },
     },
@@ -91,9 +84,9 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
     deliverPolicy: "new",
     handlers: {
       "retention.transcript_expired": async (tx, ev, { log }) => {
-        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true });
+        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
         if (!a) return void log.info({ transcriptId: ev.data.transcript_id }, "expired transcript already gone");
-        await destroyTranscript(tx, a, "retention");
+        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now: new Date() }, a));
         log.info({ transcriptId: a.state.id, retentionDays: ev.data.retention_days }, "expired transcript destroyed");
       },
     },

@@ -1,10 +1,12 @@
 // The pipelines' way to write the transcript (pipelines/port.ts): one transaction per call, the row
-// locked, the stale-run guard first (a run that is not the transcript's current run changes nothing
-// and gets false), then the change through `persist`, which emits nothing when nothing changed.
-import { makeEvent, type PipelineEventName, type TopicRecord, type TranscriptState } from "@scribe/contracts";
-import { emit, type Logger, type Sql, type Tx } from "@scribe/kit";
-import { SOURCE, appended, canonical, completedTopics, persist } from "./changes";
-import { failed, markedProcessing, type Aggregate } from "./domain/transcript";
+// locked (with only the parts the call reads), the decider decides, `execute` commits. A call of a run
+// that is not the transcript's current run changes nothing and gets false (the decider refuses it as
+// stale), so does a failure reported after the transcript ended; an unchanged value decides nothing.
+import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
+import type { Logger, Sql } from "@scribe/kit";
+import { execute } from "./changes";
+import { loads, type TranscriptCommand } from "./domain/decider";
+import { RuleError } from "./domain/transcript";
 import type { PipelinePatch, TranscriptPort } from "./pipelines/port";
 import { loadTranscript } from "./store";
 
@@ -12,100 +14,57 @@ export class DbTranscriptPort implements TranscriptPort {
   constructor(
     private readonly sql: Sql,
     private readonly log: Logger,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Runs `work` on the locked aggregate when `runId` is its current run; false otherwise. */
-  private async asRun(transcriptId: string, runId: string, what: string, work: (tx: Tx, a: Aggregate) => Promise<boolean | void>): Promise<boolean> {
+  private run(transcriptId: string, command: TranscriptCommand & { run_id: string }): Promise<boolean> {
+    const ctx = { transcriptId, runId: command.run_id, what: command.type };
     return this.sql.begin(async (tx) => {
-      const a = await loadTranscript(tx, transcriptId, { forUpdate: true });
+      const a = await loadTranscript(tx, transcriptId, { forUpdate: true, ...loads(command) });
       if (!a) {
-        this.log.warn({ transcriptId, runId, what }, "pipeline call for a transcript that no longer exists");
+        this.log.warn(ctx, "pipeline call for a transcript that no longer exists");
         return false;
       }
-      if (a.current_run_id !== runId) {
-        this.log.info({ transcriptId, runId, currentRunId: a.current_run_id, what }, "stale run: call ignored");
+      try {
+        const { aggregate, events } = await execute(tx, a, command);
+        if (command.type === "complete" && events.length) this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
+        if (command.type === "fail" && events.length) this.log.warn({ ...ctx, reason: command.reason }, "transcript processing failed");
+        return true;
+      } catch (e) {
+        if (!(e instanceof RuleError)) throw e;
+        if (e.kind === "stale_run") this.log.info({ ...ctx, currentRunId: a.current_run_id }, "stale run: call ignored");
+        else if (e.kind === "ended") this.log.info({ ...ctx, reason: command.type === "fail" ? command.reason : undefined }, "failure after completion: status stays ended");
+        else throw e;
         return false;
       }
-      return (await work(tx, a)) ?? true;
     });
   }
 
   async load(transcriptId: string): Promise<TranscriptState | null> {
-    return (await loadTranscript(this.sql, transcriptId))?.state ?? null;
-  }
-
-  /** A status change is logged as STATUS for the transcript's sockets (and the owner's). */
-  private async setStatus(tx: Tx, a: Aggregate, runId: string, state: TranscriptState, extra: Partial<Aggregate> = {}) {
-    const next = { ...a, ...extra, state };
-    const statusChanged = state.status !== a.state.status;
-    const status = { event: "STATUS" as const, data: { value: state.status } };
-    if (statusChanged) next.events = [...next.events, status];
-    const { aggregate } = await persist(tx, a, next);
-    if (statusChanged) await emit(tx, appended(aggregate.state, runId, status.event, status.data));
-    return aggregate;
+    return (await loadTranscript(this.sql, transcriptId, { topics: false, events: false }))?.state ?? null;
   }
 
   markProcessing(transcriptId: string, runId: string): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "markProcessing", async (tx, a) => {
-      await this.setStatus(tx, a, runId, markedProcessing(a.state));
-    });
+    return this.run(transcriptId, { type: "markProcessing", run_id: runId, now: this.now() });
   }
 
   update(transcriptId: string, runId: string, patch: PipelinePatch): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "update", async (tx, a) => {
-      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      await persist(tx, a, { ...a, state: { ...a.state, ...defined } });
-    });
+    return this.run(transcriptId, { type: "updateFromRun", run_id: runId, patch, now: this.now() });
   }
 
   replaceTopics(transcriptId: string, runId: string, topics: TopicRecord[]): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "replaceTopics", async (tx, a) => {
-      await persist(tx, a, { ...a, topics });
-    });
+    return this.run(transcriptId, { type: "replaceTopics", run_id: runId, topics, now: this.now() });
   }
 
   appendEvent(transcriptId: string, runId: string, event: PipelineEventName, data: Record<string, unknown>): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "appendEvent", async (tx, a) => {
-      const entry = { event, data };
-      // A step that runs again appends the same entry again: it was already announced.
-      if (a.events.some((e) => canonical(e) === canonical(entry))) return;
-      await persist(tx, a, { ...a, events: [...a.events, entry] });
-      await emit(tx, appended(a.state, runId, event, data));
-    });
+    return this.run(transcriptId, { type: "appendEvent", run_id: runId, event, data });
   }
 
   complete(transcriptId: string, runId: string): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "complete", async (tx, a) => {
-      if (a.completed_run_id === runId) return;
-      const state: TranscriptState = { ...a.state, status: "ended", error: null };
-      const at = new Date();
-      const statusChanged = state.status !== a.state.status;
-      const status = { event: "STATUS" as const, data: { value: state.status } };
-      const { aggregate } = await persist(
-        tx,
-        a,
-        { ...a, state, completed_run_id: runId, events: statusChanged ? [...a.events, status] : a.events },
-        {
-          now: at,
-          forceStateEvent: true,
-          stateEvent: (s) =>
-            makeEvent("transcript.completed", { transcript: s, topics: completedTopics(a.topics), run_id: runId, completed_at: at.toISOString() }, { source: SOURCE }),
-        },
-      );
-      if (statusChanged) await emit(tx, appended(aggregate.state, runId, status.event, status.data));
-      this.log.info({ transcriptId, runId, version: aggregate.state.version }, "transcript completed");
-    });
+    return this.run(transcriptId, { type: "complete", run_id: runId, now: this.now() });
   }
 
   fail(transcriptId: string, runId: string, reason: string): Promise<boolean> {
-    return this.asRun(transcriptId, runId, "fail", async (tx, a) => {
-      const state = failed(a.state, reason);
-      if (!state) {
-        this.log.info({ transcriptId, runId, reason }, "failure after completion: status stays ended");
-        return false;
-      }
-      await this.setStatus(tx, a, runId, state);
-      this.log.warn({ transcriptId, runId, reason }, "transcript processing failed");
-    });
+    return this.run(transcriptId, { type: "fail", run_id: runId, reason, now: this.now() });
   }
 }

@@ -1,9 +1,9 @@
 // Starting a run of the pipelines for a transcript, in the caller's transaction: the previous run
-// (if any) is cancelled, what a fresh run resets is reset (§5.6), and the new run becomes the only
-// one allowed to write (current_run_id). Used by recording.ready and by POST /process.
+// (if any) is cancelled, the decider resets what a fresh run resets (§5.6), and the new run becomes
+// the only one allowed to write (current_run_id). Used by recording.ready and by POST /process.
 import type { Logger, Tx } from "@scribe/kit";
-import { persist } from "./changes";
-import { resetForRun, type Aggregate } from "./domain/transcript";
+import { execute } from "./changes";
+import type { Aggregate } from "./domain/transcript";
 import { cancelPipeline, startPipeline } from "./pipelines/index";
 import type { PipelineInput } from "./pipelines/port";
 
@@ -26,11 +26,12 @@ export function pipelineInput(a: Aggregate): PipelineInput {
   };
 }
 
-export async function startProcessing(tx: Tx, a: Aggregate, log: Logger, why: string): Promise<{ aggregate: Aggregate; runId: string }> {
+/** `a` must be loaded with its topics (a fresh run clears them). */
+export async function startProcessing(tx: Tx, a: Aggregate, log: Logger, why: string, now: Date): Promise<{ aggregate: Aggregate; runId: string }> {
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, `superseded: ${why}`);
   const input = pipelineInput(a);
   const { run_id } = await startPipeline(tx, input);
-  const { aggregate } = await persist(tx, a, resetForRun(a, input.kind, run_id));
+  const { aggregate } = await execute(tx, a, { type: "startRun", run_id, now });
   log.info({ transcriptId: a.state.id, runId: run_id, previousRunId: a.current_run_id, kind: input.kind, why }, "processing started");
-  return { aggregate, runId: run_id };
+  return { aggregate: aggregate!, runId: run_id };
 }

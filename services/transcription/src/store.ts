@@ -1,4 +1,5 @@
 // SQL of the transcription service's write side; nothing else in the service touches the transcript table.
+import { isDeepStrictEqual } from "node:util";
 import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { z } from "zod";
@@ -17,7 +18,7 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string 
 const Topics = z.array(TopicRecord);
 const Events = z.array(z.object({ event: z.string(), data: z.record(z.string(), z.unknown()) }));
 
-function toAggregate(row: Row): Aggregate {
+function toAggregate(row: Partial<Row>): Aggregate {
   const state = TranscriptState.parse({
     ...Object.fromEntries(STATE_COLUMNS.map((c) => [c, row[c]])),
     duration: Number(row.duration),
@@ -28,26 +29,27 @@ function toAggregate(row: Row): Aggregate {
   });
   return {
     state,
-    topics: Topics.parse(row.topics),
-    events: Events.parse(row.events) as LoggedEvent[],
+    topics: row.topics === undefined ? null : Topics.parse(row.topics),
+    events: row.events === undefined ? null : (Events.parse(row.events) as LoggedEvent[]),
     current_run_id: row.current_run_id as string | null,
     completed_run_id: row.completed_run_id as string | null,
     recording_source: row.recording_source === null ? null : RecordingReady.parse(row.recording_source),
   };
 }
 
+const jsonOf = (db: Db, v: unknown) => (v === null ? null : db.json(v as Parameters<Db["json"]>[0]));
+
 function toRow(db: Db, a: Aggregate): Row {
   const s = a.state;
-  const json = (v: unknown) => (v === null ? null : db.json(v as Parameters<Db["json"]>[0]));
   return {
     ...s,
-    action_items: json(s.action_items),
-    participants: json(s.participants),
-    topics: json(a.topics),
-    events: json(a.events),
+    action_items: jsonOf(db, s.action_items),
+    participants: jsonOf(db, s.participants),
+    topics: jsonOf(db, a.topics ?? []),
+    events: jsonOf(db, a.events ?? []),
     current_run_id: a.current_run_id,
     completed_run_id: a.completed_run_id,
-    recording_source: json(a.recording_source),
+    recording_source: jsonOf(db, a.recording_source),
   };
 }
 
@@ -55,20 +57,64 @@ export async function insertTranscript(db: Db, a: Aggregate): Promise<void> {
   await db`insert into transcript ${db(toRow(db, a) as unknown as Record<Column, string | null>, ...COLUMNS)}`;
 }
 
+/** Every column (tests and tools that set up a row); the write side saves only what changed (`saveChanges`). */
 export async function saveTranscript(db: Db, a: Aggregate): Promise<void> {
   const columns = COLUMNS.filter((c) => c !== "id" && c !== "created_at");
   await db`update transcript set ${db(toRow(db, a) as unknown as Record<Column, string | null>, ...columns)} where id = ${a.state.id}`;
+}
+
+/** What a change touches besides the state columns (those are compared: they are small, but for the WebVTT). */
+export interface ChangedParts {
+  topics: boolean;
+  /** Entries to append to the event log, unless `resetEvents` writes the whole (new) log. */
+  appendedEvents: LoggedEvent[];
+  resetEvents: boolean;
+  currentRun: boolean;
+  completedRun: boolean;
+  recordingSource: boolean;
+}
+
+/**
+ * Write only the columns a change touched, so a write costs what it changes: an untouched topics
+ * column (a long transcript's words) is neither sent nor rewritten, an event log entry is appended
+ * in SQL.
+ */
+export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Promise<void> {
+  const prev = before.state as unknown as Record<string, unknown>;
+  const now = after.state as unknown as Record<string, unknown>;
+  const set: Record<string, unknown> = {};
+  for (const c of STATE_COLUMNS) {
+    if (c === "id" || c === "created_at" || isDeepStrictEqual(prev[c], now[c])) continue;
+    set[c] = c === "action_items" || c === "participants" ? jsonOf(db, now[c]) : now[c];
+  }
+  if (parts.topics) set.topics = jsonOf(db, after.topics ?? []);
+  if (parts.resetEvents) set.events = jsonOf(db, after.events ?? []);
+  else if (parts.appendedEvents.length) set.events = db`events || ${JSON.stringify(parts.appendedEvents)}::text::jsonb`;
+  if (parts.currentRun) set.current_run_id = after.current_run_id;
+  if (parts.completedRun) set.completed_run_id = after.completed_run_id;
+  if (parts.recordingSource) set.recording_source = jsonOf(db, after.recording_source);
+  const columns = Object.keys(set);
+  if (columns.length === 0) return;
+  await db`update transcript set ${db(set as Record<string, string | null>, ...columns)} where id = ${after.state.id}`;
 }
 
 export async function deleteTranscript(db: Db, id: string): Promise<void> {
   await db`delete from transcript where id = ${id}`;
 }
 
-/** `forUpdate` locks the row: every change of one transcript is serialised, so versions never fork. */
-export async function loadTranscript(db: Db, id: string, opts: { forUpdate?: boolean } = {}): Promise<Aggregate | null> {
+/**
+ * `forUpdate` locks the row: every change of one transcript is serialised, so versions never fork.
+ * `topics: false` / `events: false` leave those (long) columns unread: null in the aggregate.
+ */
+export async function loadTranscript(
+  db: Db,
+  id: string,
+  opts: { forUpdate?: boolean; topics?: boolean; events?: boolean } = {},
+): Promise<Aggregate | null> {
+  const columns = COLUMNS.filter((c) => (c !== "topics" || opts.topics !== false) && (c !== "events" || opts.events !== false));
   const rows = opts.forUpdate
-    ? await db<Row[]>`select ${db(COLUMNS)} from transcript where id = ${id} for update`
-    : await db<Row[]>`select ${db(COLUMNS)} from transcript where id = ${id}`;
+    ? await db<Row[]>`select ${db(columns)} from transcript where id = ${id} for update`
+    : await db<Row[]>`select ${db(columns)} from transcript where id = ${id}`;
   return rows[0] ? toAggregate(rows[0]) : null;
 }
 

@@ -33,7 +33,7 @@ const refused = (f: () => unknown) => {
   try {
     f();
   } catch (e) {
-    return e instanceof RuleError ? { status: e.status, detail: e.message } : e;
+    return e instanceof RuleError ? { kind: e.kind, detail: e.message } : e;
   }
   return null;
 };
@@ -70,16 +70,16 @@ describe("participants", () => {
     { id: "b", name: "B", speaker: null, user_id: null },
   ];
   it("refuses a speaker another participant has", () => {
-    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({ status: 400, detail: "Speaker already assigned" });
+    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({ kind: "rejected", detail: "Speaker already assigned" });
     expect(addParticipant(ps, { id: "c", name: "C", speaker: null })).toHaveLength(3);
   });
   it("updates only given keys; a name-only change is never refused for another's null speaker", () => {
     const { participant } = updateParticipant([...ps, { id: "c", name: "C", speaker: null, user_id: null }], "b", { name: "Bee" });
     expect(participant).toEqual({ id: "b", name: "Bee", speaker: null, user_id: null });
   });
-  it("checks the speaker before the participant exists (400 before 404)", () => {
-    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({ status: 400, detail: "Speaker already assigned" });
-    expect(refused(() => updateParticipant(ps, "zzz", { name: "x" }))).toEqual({ status: 404, detail: "Participant not found" });
+  it("checks the speaker before the participant exists (rejected before not found)", () => {
+    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({ kind: "rejected", detail: "Speaker already assigned" });
+    expect(refused(() => updateParticipant(ps, "zzz", { name: "x" }))).toEqual({ kind: "not_found", detail: "Participant not found" });
   });
 });
 
@@ -96,9 +96,9 @@ describe("speakers", () => {
     expect(speakers(r.topics)).toEqual([[1, 1], [0, 0]]);
   });
   it("needs exactly one of speaker and participant, and a known participant", () => {
-    expect(refused(() => assignSpeaker(topics, [], { timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ status: 400 });
-    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ status: 400 });
-    expect(refused(() => assignSpeaker(topics, [], { participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toEqual({ status: 404, detail: "Participant not found" });
+    expect(refused(() => assignSpeaker(topics, [], { timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "rejected" });
+    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "rejected" });
+    expect(refused(() => assignSpeaker(topics, [], { participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toEqual({ kind: "not_found", detail: "Participant not found" });
   });
   it("merges one label into another unless both belong to participants", () => {
     const relabelled = assignSpeaker(topics, [], { speaker: 3, timestamp_from: 0, timestamp_to: 1 }).topics;
@@ -107,7 +107,7 @@ describe("speakers", () => {
       { id: "a", name: "A", speaker: 3, user_id: null },
       { id: "b", name: "B", speaker: 0, user_id: null },
     ];
-    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({ status: 400, detail: "Both speakers are assigned to participants" });
+    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({ kind: "rejected", detail: "Both speakers are assigned to participants" });
   });
 });
 

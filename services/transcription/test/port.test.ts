@@ -79,6 +79,19 @@ describe("DbTranscriptPort", () => {
     expect((await port.load(id))!.version).toBe(before + 1);
   });
 
+  it("writes a field without reading or rewriting the topics and the event log, which stay as they were", async () => {
+    const topics = [topic([["Hello", 0]])];
+    await port.replaceTopics(id, RUN, topics);
+    await port.appendEvent(id, RUN, "DURATION", { duration: 1 });
+    const before = (await loadTranscript(sql, id))!;
+    expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
+    expect(await port.markProcessing(id, RUN)).toBe(true);
+    const after = (await loadTranscript(sql, id))!;
+    expect(after.topics).toEqual(topics);
+    expect(after.events).toEqual([{ event: "DURATION", data: { duration: 1 } }, { event: "STATUS", data: { value: "processing" } }]);
+    expect(after.state).toMatchObject({ title: "Weekly", status: "processing", webvtt: before.state.webvtt, version: before.state.version + 2 });
+  });
+
   it("ignores every call of a run that is not the current one (stale-run guard)", async () => {
     const before = await port.load(id);
     expect(await port.markProcessing(id, "old-run")).toBe(false);

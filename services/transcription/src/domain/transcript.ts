@@ -1,6 +1,6 @@
 // Pure rules of the transcript aggregate: creation defaults, API patches, participants and speaker
 // edits, the status rules of a run, and what a reprocess resets (behaviour-transcripts-pipelines
-// §1.5, §1.8, §5.6, §9). No I/O: the callers load, apply, then persist and emit.
+// §1.5, §1.8, §5.6, §9). No I/O; the decider (decider.ts) puts them together into events.
 import type {
   CreateTranscript,
   PipelineEventName,
@@ -21,19 +21,29 @@ export interface LoggedEvent {
 /** The aggregate as stored: the state events carry, plus what only the write side keeps. */
 export interface Aggregate {
   state: TranscriptState;
-  topics: TopicRecord[];
-  events: LoggedEvent[];
+  /** null when not loaded: only the commands that read topics load them (`loads` in decider.ts). */
+  topics: TopicRecord[] | null;
+  /** The current run's event log; null when not loaded, like topics. */
+  events: LoggedEvent[] | null;
   current_run_id: string | null;
   completed_run_id: string | null;
   recording_source: RecordingReady | null;
 }
 
+/**
+ * Why the aggregate refuses a command, as a kind (the edge maps kinds to statuses): `rejected` a
+ * rule says no, `not_found` a part named by the command is missing, `stale_run` a run that is no
+ * longer the transcript's current one, `ended` a failure reported after the run completed.
+ */
+export type RefusalKind = "rejected" | "not_found" | "stale_run" | "ended";
+
 export class RuleError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404,
+    readonly kind: RefusalKind,
     message: string,
   ) {
     super(message);
+    this.name = "RuleError";
   }
 }
 
@@ -41,6 +51,9 @@ export class RuleError extends Error {
 export function defaultName(now: Date): string {
   return `Transcript ${now.toISOString().slice(0, 19).replace("T", " ")}`;
 }
+
+/** A new transcript: everything loaded, and empty. */
+export type NewAggregate = Aggregate & { topics: TopicRecord[]; events: LoggedEvent[] };
 
 export function newAggregate(init: {
   id: string;
@@ -55,7 +68,7 @@ export function newAggregate(init: {
   meeting_id?: string | null;
   recording_id?: string | null;
   participants?: StoredParticipant[];
-}): Aggregate {
+}): NewAggregate {
   const at = init.now.toISOString();
   return {
     state: {
@@ -96,7 +109,7 @@ export function newAggregate(init: {
 }
 
 /** POST /v1/transcripts: api.md §2.9 defaults (source_kind live, status idle, private). */
-export function createdByApi(body: CreateTranscript, id: string, userId: string | null, now: Date): Aggregate {
+export function createdByApi(body: CreateTranscript, id: string, userId: string | null, now: Date): NewAggregate {
   return newAggregate({
     id,
     now,
@@ -128,7 +141,7 @@ export function applyApiPatch(s: TranscriptState, patch: UpdateTranscript, newId
 const SPEAKER_TAKEN = "Speaker already assigned";
 
 export function addParticipant(ps: StoredParticipant[], p: { id: string; name: string; speaker: number | null }): StoredParticipant[] {
-  if (p.speaker !== null && ps.some((o) => o.speaker === p.speaker)) throw new RuleError(400, SPEAKER_TAKEN);
+  if (p.speaker !== null && ps.some((o) => o.speaker === p.speaker)) throw new RuleError("rejected", SPEAKER_TAKEN);
   return [...ps, { id: p.id, name: p.name, speaker: p.speaker, user_id: null }];
 }
 
@@ -142,10 +155,10 @@ export function updateParticipant(
   patch: { name?: string | null; speaker?: number | null },
 ): { participants: StoredParticipant[]; participant: StoredParticipant } {
   if (patch.speaker !== undefined && patch.speaker !== null && ps.some((o) => o.id !== id && o.speaker === patch.speaker)) {
-    throw new RuleError(400, SPEAKER_TAKEN);
+    throw new RuleError("rejected", SPEAKER_TAKEN);
   }
   const current = ps.find((p) => p.id === id);
-  if (!current) throw new RuleError(404, "Participant not found");
+  if (!current) throw new RuleError("not_found", "Participant not found");
   const updated: StoredParticipant = {
     ...current,
     ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
@@ -170,14 +183,14 @@ export function assignSpeaker(
 ): { topics: TopicRecord[]; participants: StoredParticipant[] } {
   const bySpeaker = a.speaker !== undefined && a.speaker !== null;
   const byParticipant = a.participant !== undefined && a.participant !== null;
-  if (!bySpeaker && !byParticipant) throw new RuleError(400, "Either speaker or participant must be provided");
-  if (bySpeaker && byParticipant) throw new RuleError(400, "Only one of speaker or participant must be provided");
+  if (!bySpeaker && !byParticipant) throw new RuleError("rejected", "Either speaker or participant must be provided");
+  if (bySpeaker && byParticipant) throw new RuleError("rejected", "Only one of speaker or participant must be provided");
   let speaker: number;
   let participants = ps;
   if (bySpeaker) speaker = a.speaker as number;
   else {
     const p = ps.find((x) => x.id === a.participant);
-    if (!p) throw new RuleError(404, "Participant not found");
+    if (!p) throw new RuleError("not_found", "Participant not found");
     if (p.speaker !== null) speaker = p.speaker;
     else {
       const used = new Set(topics.flatMap((t) => t.words.map((w) => w.speaker)));
@@ -193,7 +206,7 @@ export function assignSpeaker(
 /** §9.8 merge: relabel `from` to `to`, unless both labels belong to participants. */
 export function mergeSpeakers(topics: TopicRecord[], ps: StoredParticipant[], from: number, to: number): TopicRecord[] {
   const claimed = (n: number) => ps.some((p) => p.speaker === n);
-  if (claimed(from) && claimed(to)) throw new RuleError(400, "Both speakers are assigned to participants");
+  if (claimed(from) && claimed(to)) throw new RuleError("rejected", "Both speakers are assigned to participants");
   return relabel(topics, (w) => (w.speaker === from ? to : w.speaker));
 }
 
