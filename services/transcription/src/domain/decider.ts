@@ -44,7 +44,7 @@ export type TranscriptCommand =
   | { type: "destroy"; reason: "user" | "retention"; now: Date }
   | { type: "setShareMode"; share_mode: TranscriptState["share_mode"]; now: Date }
   | { type: "addParticipant"; participant: { id: string; name: string; speaker: number | null }; now: Date }
-  | { type: "updateParticipant"; participant_id: string; patch: { name?: string; speaker?: number | null }; now: Date }
+  | { type: "updateParticipant"; participant_id: string; patch: Parameters<typeof updateParticipant>[2]; now: Date }
   | { type: "removeParticipant"; participant_id: string; now: Date }
   | { type: "assignSpeaker"; assignment: Assignment; now: Date }
   | { type: "mergeSpeakers"; from: number; to: number; now: Date }

@@ -1,0 +1,214 @@
+// The read model's fold (services/projection/src/domain/fold.ts): the pure rules, then the SQL of
+// store.ts checked against them on a real database, for a transcript's history applied in order,
+// reversed, shuffled and redelivered.
+import { makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState } from "@scribe/contracts";
+import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { foldTranscript, type FoldResult, type TranscriptFoldEvent, type TranscriptRow } from "../src/domain/fold";
+import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent } from "../src/store";
+
+const SOURCE = "scribe/transcription";
+const T0 = "2026-11-21T10:00:00.000Z";
+
+function stateOf(id: string, version: number, over: Partial<TranscriptState> = {}): TranscriptState {
+  return {
+    id,
+    version,
+    name: "n",
+    status: "idle",
+    error: null,
+    locked: false,
+    duration: 0,
+    created_at: T0,
+    updated_at: new Date(Date.parse(T0) + version * 1000).toISOString(),
+    title: null,
+    short_summary: null,
+    long_summary: null,
+    action_items: null,
+    participants: [],
+    source_language: "en",
+    target_language: "en",
+    reviewed: false,
+    audio_location: "local",
+    audio_deleted: null,
+    user_id: "alice",
+    share_mode: "private",
+    source_kind: "file",
+    meeting_id: null,
+    recording_id: null,
+    room_id: null,
+    webvtt: null,
+    deleted_at: null,
+    ...over,
+  };
+}
+const topic = (id: string, text: string): TopicRecord => ({ id, title: id, summary: "", timestamp: 0, duration: null, transcript: null, words: [{ text, start: 0, end: 1, speaker: 0 }] });
+
+type Wire = ScribeEvent & TranscriptFoldEvent;
+const ev = (type: TranscriptFoldEvent["type"], data: unknown, at: number): Wire =>
+  makeEvent(type, data as never, { source: SOURCE, time: new Date(Date.parse(T0) + at * 1000) }).event as Wire;
+
+/** A transcript's life as the write side announces it: created, processed twice (a reprocess clears), completed. */
+function history(id: string, destroyed: boolean): Wire[] {
+  const events: Wire[] = [
+    ev("transcript.created", stateOf(id, 1), 1),
+    ev("transcript.topics.cleared", { transcript_id: id, version: 2 }, 2),
+    ev("transcript.topic.upserted", { transcript_id: id, version: 3, position: 0, topic: topic("a", "first") }, 3),
+    ev("transcript.topic.upserted", { transcript_id: id, version: 4, position: 1, topic: topic("b", "second") }, 4),
+    ev("transcript.updated", stateOf(id, 5, { status: "processing", webvtt: "WEBVTT\n\none" }), 5),
+    ev("transcript.topics.cleared", { transcript_id: id, version: 6 }, 6),
+    ev("transcript.topic.upserted", { transcript_id: id, version: 7, position: 0, topic: topic("c", "again") }, 7),
+    ev("transcript.updated", stateOf(id, 8, { title: "Weekly", webvtt: "WEBVTT\n\ntwo" }), 8),
+    ev("transcript.completed", { transcript: stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }), topics: [], run_id: "r", completed_at: T0 }, 9),
+  ];
+  if (destroyed) events.push(ev("transcript.destroyed", { transcript: stateOf(id, 10, { title: "Weekly", status: "ended", deleted_at: T0 }), reason: "user" }, 10));
+  return events;
+}
+
+/** Fold like a consumer does: an event refused as not yet known is redelivered after the others. */
+function foldAll(events: Wire[]): TranscriptRow | null {
+  let row: TranscriptRow | null = null;
+  let pending = events;
+  while (pending.length) {
+    const retry: Wire[] = [];
+    for (const e of pending) {
+      const r: FoldResult = foldTranscript(row, e);
+      if (r === "not_yet_known") retry.push(e);
+      else if (r !== "unchanged") row = r;
+    }
+    if (retry.length === pending.length) throw new Error("events that can never apply");
+    pending = retry;
+  }
+  return row;
+}
+
+/** A tombstone takes no topic event any more: which clear it saw last no longer matters. */
+const observable = (r: TranscriptRow | null) => (r?.destroyed_at ? { ...r, topics_reset_version: "any" } : r);
+
+function shuffled<T>(xs: T[], seed: number): T[] {
+  const out = [...xs];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe("the fold, pure", () => {
+  const id = "t";
+  it("a newer state replaces the row; an older or the same state is stale", () => {
+    const row = foldAll([ev("transcript.created", stateOf(id, 1), 1), ev("transcript.updated", stateOf(id, 3, { title: "new" }), 3)])!;
+    expect(row).toMatchObject({ version: 3, state_version: 3, state: { title: "new" } });
+    expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 2, { title: "old" }), 2))).toBe("unchanged");
+    expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 3, { title: "new" }), 3))).toBe("unchanged");
+  });
+  it("a topic event before its transcript is not known yet (retried), one behind the last clear is stale", () => {
+    const upsert = ev("transcript.topic.upserted", { transcript_id: id, version: 2, position: 0, topic: topic("a", "x") }, 2);
+    expect(foldTranscript(null, upsert)).toBe("not_yet_known");
+    const cleared = foldAll([ev("transcript.created", stateOf(id, 1), 1), ev("transcript.topics.cleared", { transcript_id: id, version: 3 }, 3)]);
+    expect(foldTranscript(cleared, upsert)).toBe("unchanged");
+  });
+  it("a clear drops the topics older than itself and keeps newer ones that arrived first", () => {
+    const row = foldAll([
+      ev("transcript.created", stateOf(id, 1), 1),
+      ev("transcript.topic.upserted", { transcript_id: id, version: 2, position: 0, topic: topic("old", "x") }, 2),
+      ev("transcript.topic.upserted", { transcript_id: id, version: 4, position: 1, topic: topic("new", "y") }, 4),
+      ev("transcript.topics.cleared", { transcript_id: id, version: 3 }, 3),
+    ])!;
+    expect(Object.keys(row.topics)).toEqual(["1"]);
+    expect(row).toMatchObject({ version: 4, topics_reset_version: 3 });
+  });
+  it("a destroyed transcript is a tombstone: nothing it held, and nothing applies after it", () => {
+    const events = history(id, true);
+    const row = foldAll(events)!;
+    expect(row).toMatchObject({ destroyed_at: events.at(-1)!.time, topics: {}, state: { title: null, name: "", participants: [], webvtt: null } });
+    expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 11, { title: "back" }), 11))).toBe("unchanged");
+  });
+  it("every order of the same events folds to the same row", () => {
+    for (const destroyed of [false, true]) {
+      const events = history(id, destroyed);
+      const inOrder = observable(foldAll(events));
+      for (const seed of [1, 2, 3, 4, 5]) expect(observable(foldAll(shuffled(events, seed)))).toEqual(inOrder);
+      expect(observable(foldAll([...events].reverse()))).toEqual(inOrder);
+      expect(observable(foldAll([...events, ...events]))).toEqual(inOrder);
+    }
+  });
+});
+
+describe("the SQL path agrees with the fold", () => {
+  let db: TestDatabase;
+  let sql: Sql;
+  beforeAll(async () => {
+    db = await createTestDatabase("pfold");
+    sql = connectDb(db.url, { schema: "projection", max: 2 });
+    await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
+  });
+  afterAll(async () => {
+    await sql?.end({ timeout: 5 });
+    await db?.drop();
+  });
+
+  /** Apply through store.ts like the consumer: not-yet-known events are redelivered after the others. */
+  async function applyAll(events: Wire[]): Promise<void> {
+    let pending = events;
+    while (pending.length) {
+      const retry: Wire[] = [];
+      for (const e of pending) {
+        try {
+          await sql.begin((tx) => applyEvent(tx, LIVE_TABLES, e, { announce: false }));
+        } catch (err) {
+          if (!(err instanceof TranscriptNotYetKnown)) throw err;
+          retry.push(e);
+        }
+      }
+      if (retry.length === pending.length) throw new Error("events that can never apply");
+      pending = retry;
+    }
+  }
+
+  async function rowOf(id: string) {
+    const [t] = await sql`
+      select version, state_version, topics_reset_version, destroyed_at, name, status, title, webvtt, deleted_at, participants
+      from transcript where id = ${id}`;
+    const topics = await sql<{ position: number; version: number; topic: TopicRecord }[]>`
+      select position, version, topic from topic where transcript_id = ${id} order by position`;
+    return { ...t, destroyed_at: t!.destroyed_at?.toISOString() ?? null, deleted_at: t!.deleted_at?.toISOString() ?? null, topics: topics.map((x) => ({ ...x })) };
+  }
+  const expected = (r: TranscriptRow) => ({
+    version: r.version,
+    state_version: r.state_version,
+    topics_reset_version: r.topics_reset_version,
+    destroyed_at: r.destroyed_at,
+    name: r.state.name,
+    status: r.state.status,
+    title: r.state.title,
+    webvtt: r.state.webvtt,
+    deleted_at: r.state.deleted_at,
+    participants: r.state.participants,
+    topics: Object.entries(r.topics).map(([position, slot]) => ({ position: Number(position), version: slot.version, topic: slot.topic })),
+  });
+
+  const orders: [string, (es: Wire[]) => Wire[]][] = [
+    ["in order", (es) => es],
+    ["reversed", (es) => [...es].reverse()],
+    ["shuffled", (es) => shuffled(es, 7)],
+    ["shuffled again", (es) => shuffled(es, 11)],
+    ["redelivered", (es) => [...es, ...shuffled(es, 3)]],
+  ];
+  for (const destroyed of [false, true]) {
+    for (const [name, order] of orders) {
+      it(`${destroyed ? "destroyed" : "completed"} transcript, events ${name}: the rows match the fold's`, async () => {
+        const id = `${destroyed ? "d" : "c"}-${name.replace(/\s/g, "-")}`;
+        const events = order(history(id, destroyed));
+        await applyAll(events);
+        const folded = foldAll(events)!;
+        expect(await rowOf(id)).toEqual(expected(folded));
+        // …and every order converges on what the events in order give.
+        expect(observable(folded)).toEqual(observable(foldAll(history(id, destroyed))));
+      });
+    }
+  }
+});
