@@ -225,6 +225,24 @@ describe("pipeline runs", () => {
   });
 });
 
+describe("live recordings", () => {
+  it("a session becomes the run: recording, topics and log cleared, STATUS; a locked transcript refuses", () => {
+    const before = withTopics([T1]);
+    const events = given(before).when({ type: "startLiveRecording", run_id: "live-1", now }).then([
+      { type: "transcript.topics.cleared", data: { transcript_id: ID, version: stateAfter(before).version + 1 } },
+      updated(before, { status: "recording", error: null, duration: 0, source_kind: "live", webvtt: expect.any(String) as unknown as string }, stateAfter(before).version + 2),
+      { type: "run.started", data: { run_id: "live-1" } },
+      { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: "live-1", event: "STATUS", data: { value: "recording" } } },
+    ]);
+    expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({ current_run_id: "live-1", topics: [], events: [{ event: "STATUS", data: { value: "recording" } }] });
+    given([createdEv({ locked: true })]).when({ type: "startLiveRecording", run_id: "live-1", now }).thenThrows(refusedAs("rejected", "Transcript is locked"));
+  });
+  it("a session that is no longer the current run hands over nothing and fails nothing", () => {
+    given(running).when({ type: "handOverLiveRecording", run_id: "live-old", recording, now }).thenThrows(refusedAs("stale_run"));
+    given(running).when({ type: "failLiveRecording", run_id: "live-old", reason: "x", now }).thenThrows(refusedAs("stale_run"));
+  });
+});
+
 describe("what a command reads", () => {
   it("only topic commands load the topics, only appending loads the event log", () => {
     expect(loads({ type: "updateFromRun", run_id: RUN, patch: {}, now })).toEqual({ topics: false, events: false });

@@ -17,6 +17,7 @@ import {
   type UpdateTranscript,
 } from "@scribe/contracts";
 import type { Decider } from "@scribe/kit";
+import { recordingFailed, recordingFlushed, recordingStarted } from "../live/domain/transitions";
 import type { PipelinePatch } from "../pipelines/port";
 import {
   RuleError,
@@ -55,7 +56,11 @@ export type TranscriptCommand =
   | { type: "replaceTopics"; run_id: string; topics: TopicRecord[]; now: Date }
   | { type: "appendEvent"; run_id: string; event: PipelineEventName; data: Record<string, unknown> }
   | { type: "complete"; run_id: string; now: Date }
-  | { type: "fail"; run_id: string; reason: string; now: Date };
+  | { type: "fail"; run_id: string; reason: string; now: Date }
+  /** A live recording's session is its run (live/): it starts, its audio is handed over, or it fails. */
+  | { type: "startLiveRecording"; run_id: string; now: Date }
+  | { type: "handOverLiveRecording"; run_id: string; recording: RecordingReady; now: Date }
+  | { type: "failLiveRecording"; run_id: string; reason: string; now: Date };
 
 type CompletedTopic = { id: string; title: string; summary: string; timestamp: number; duration: number | null; webvtt: string };
 
@@ -85,7 +90,7 @@ export const isPublished = (e: TranscriptEvent): e is PublishedEvent => !INTERNA
 
 /** What a command reads besides the state: long transcripts' topics and event logs are loaded only then. */
 export function loads(command: TranscriptCommand): { topics: boolean; events: boolean } {
-  const topics = ["assignSpeaker", "mergeSpeakers", "startRun", "replaceTopics", "complete"].includes(command.type);
+  const topics = ["assignSpeaker", "mergeSpeakers", "startRun", "replaceTopics", "complete", "startLiveRecording", "handOverLiveRecording"].includes(command.type);
   return { topics, events: command.type === "appendEvent" };
 }
 
@@ -253,6 +258,22 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       if (!next) throw new RuleError("ended", "the transcript ended: a later failure does not apply");
       const events = changed(a, command.now, { state: next });
       return events.length ? [...events, ...statusLogged(s, next, command.run_id)] : [];
+    }
+    case "startLiveRecording": {
+      const next = recordingStarted(a, command.run_id).state;
+      const started: TranscriptEvent[] = [...changed(a, command.now, { state: next, topics: [] }), { type: "run.started", data: { run_id: command.run_id } }];
+      return [...started, ...statusLogged(s, next, command.run_id)];
+    }
+    case "handOverLiveRecording": {
+      const next = recordingFlushed(a, command.run_id)?.state;
+      if (!next) throw new RuleError("stale_run", `live session ${command.run_id} is not the transcript's current run`);
+      const attached: TranscriptEvent = { type: "recording.attached", data: { recording: command.recording } };
+      return [...changed(a, command.now, { state: next }), attached, ...statusLogged(s, next, command.run_id)];
+    }
+    case "failLiveRecording": {
+      const next = recordingFailed(a, command.run_id, command.reason)?.state;
+      if (!next) throw new RuleError("stale_run", `live session ${command.run_id} is not the transcript's current run, or it ended`);
+      return [...changed(a, command.now, { state: next }), ...statusLogged(s, next, command.run_id)];
     }
   }
 }

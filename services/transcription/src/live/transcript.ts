@@ -1,26 +1,27 @@
 // The live session's changes to the transcript, each in the caller's transaction with the row
-// locked: the pure rules of domain/transitions.ts, stored with their STATUS events.
-import { emit, type Logger, type Tx } from "@scribe/kit";
-import { appended, persist } from "../changes";
-import type { Aggregate } from "../domain/transcript";
+// locked: the decider's live commands (rules in domain/transitions.ts), committed with their STATUS events.
+import type { Logger, Tx } from "@scribe/kit";
+import { execute } from "../changes";
+import { RuleError, type Aggregate } from "../domain/transcript";
 import { cancelPipeline } from "../pipelines/index";
 import { startProcessing } from "../processing";
 import { loadTranscript } from "../store";
-import { liveRecording, recordingFailed, recordingFlushed, recordingStarted } from "./domain/transitions";
+import { liveRecording } from "./domain/transitions";
 
-async function store(tx: Tx, before: Aggregate, next: Aggregate, runId: string): Promise<Aggregate> {
-  const { aggregate } = await persist(tx, before, next);
-  if (next.state.status !== before.state.status) {
-    await emit(tx, appended(aggregate.state, runId, "STATUS", { value: next.state.status }));
+/** The command's outcome, or null when the session is no longer the transcript's current run. */
+async function unlessStale<T>(f: () => Promise<T>): Promise<T | null> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof RuleError && e.kind === "stale_run") return null;
+    throw e;
   }
-  return aggregate;
 }
 
-/** `recording`, with the session as the current run (an unfinished processing run is cancelled). */
-export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string): Promise<Aggregate> {
-  const next = recordingStarted(a, sessionId);
+/** `recording`, with the session as the current run (an unfinished processing run is cancelled). `a` is loaded with its topics. */
+export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string, now = new Date()): Promise<Aggregate> {
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, "superseded: live recording started");
-  return store(tx, a, next, sessionId);
+  return (await execute(tx, a, { type: "startLiveRecording", run_id: sessionId, now })).aggregate!;
 }
 
 /**
@@ -28,21 +29,26 @@ export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string): Pro
  * MP3, transcript, diarization, topics, title, summaries, then `ended` and the notifications).
  * False when the session is no longer the transcript's current run (reprocessed, destroyed).
  */
-export async function handOverLiveRun(tx: Tx, transcriptId: string, sessionId: string, audio: { bucket: string; key: string; size: number }, log: Logger): Promise<boolean> {
-  const a = await loadTranscript(tx, transcriptId, { forUpdate: true });
-  const flushed = a && recordingFlushed(a, sessionId);
-  if (!a || !flushed) return false;
-  const recording = liveRecording(a, sessionId, audio.bucket, { key: audio.key, size: audio.size }, new Date());
-  const stored = await store(tx, a, { ...flushed, recording_source: recording }, sessionId);
-  await startProcessing(tx, stored, log, `live recording ${sessionId} ended`);
+export async function handOverLiveRun(
+  tx: Tx,
+  transcriptId: string,
+  sessionId: string,
+  audio: { bucket: string; key: string; size: number },
+  log: Logger,
+  now = new Date(),
+): Promise<boolean> {
+  const a = await loadTranscript(tx, transcriptId, { forUpdate: true, events: false });
+  if (!a) return false;
+  const recording = liveRecording(a, sessionId, audio.bucket, { key: audio.key, size: audio.size }, now);
+  const handed = await unlessStale(() => execute(tx, a, { type: "handOverLiveRecording", run_id: sessionId, recording, now }));
+  if (!handed) return false;
+  await startProcessing(tx, handed.aggregate!, log, `live recording ${sessionId} ended`, now);
   return true;
 }
 
 /** `error` with the reason; false when the session is no longer current. */
-export async function failLiveRun(tx: Tx, transcriptId: string, sessionId: string, reason: string): Promise<boolean> {
-  const a = await loadTranscript(tx, transcriptId, { forUpdate: true });
-  const next = a && recordingFailed(a, sessionId, reason);
-  if (!a || !next) return false;
-  await store(tx, a, next, sessionId);
-  return true;
+export async function failLiveRun(tx: Tx, transcriptId: string, sessionId: string, reason: string, now = new Date()): Promise<boolean> {
+  const a = await loadTranscript(tx, transcriptId, { forUpdate: true, topics: false, events: false });
+  if (!a) return false;
+  return (await unlessStale(() => execute(tx, a, { type: "failLiveRecording", run_id: sessionId, reason, now }))) !== null;
 }

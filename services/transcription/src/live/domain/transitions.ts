@@ -16,7 +16,7 @@ const status = (value: TranscriptState["status"]): LoggedEvent => ({ event: "STA
 /** A fresh live run: `recording`, nothing of an earlier run's topics or event log kept. */
 export function recordingStarted(a: Aggregate, sessionId: string): Aggregate {
   const refusal = liveRefusal(a);
-  if (refusal) throw new RuleError(400, refusal);
+  if (refusal) throw new RuleError("rejected", refusal);
   return {
     ...a,
     state: { ...a.state, status: "recording", error: null, duration: 0, source_kind: "live" },
@@ -29,7 +29,7 @@ export function recordingStarted(a: Aggregate, sessionId: string): Aggregate {
 /** The stream was flushed: `processing` until the file pipeline has made the transcript of the audio. */
 export function recordingFlushed(a: Aggregate, sessionId: string): Aggregate | null {
   if (a.current_run_id !== sessionId || a.state.deleted_at !== null) return null;
-  return { ...a, state: { ...a.state, status: "processing", error: null }, events: [...a.events, status("processing")] };
+  return { ...a, state: { ...a.state, status: "processing", error: null }, events: [...(a.events ?? []), status("processing")] };
 }
 
 /** The live audio as the recording the file pipeline processes. */
@@ -56,5 +56,5 @@ export function liveRecording(a: Aggregate, sessionId: string, bucket: string, f
 /** Nothing usable was recorded: `error` with the reason (null when the session is no longer current). */
 export function recordingFailed(a: Aggregate, sessionId: string, reason: string): Aggregate | null {
   if (a.current_run_id !== sessionId || a.state.status === "ended") return null;
-  return { ...a, state: { ...a.state, status: "error", error: reason }, events: [...a.events, status("error")] };
+  return { ...a, state: { ...a.state, status: "error", error: reason }, events: [...(a.events ?? []), status("error")] };
 }
