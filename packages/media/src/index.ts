@@ -7,5 +7,6 @@ export * from "./transcode";
 export * from "./mixdown";
 export * from "./analyze";
 export * from "./pcm";
+export * from "./generate";
 export * from "./storage";
 export * from "./opus-stream";

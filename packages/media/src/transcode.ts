@@ -14,6 +14,8 @@ export type AudioFormat =
   | { kind: "mp3"; bitrateKbps?: number; sampleRate?: number; channels?: 1 | 2 }
   /** Opus in WebM (48 kHz), what the reference's padding service writes. */
   | { kind: "opus"; bitrateKbps?: number; channels?: 1 | 2 }
+  /** AAC in MP4 with the index first (what Whereby's recordings are). */
+  | { kind: "aac"; bitrateKbps?: number; sampleRate?: number; channels?: 1 | 2 }
   | { kind: "flac"; sampleRate?: number; channels?: 1 | 2 };
 
 /** What speech-to-text backends want (pocketsphinx refuses anything but 16 kHz). */
@@ -40,6 +42,8 @@ export function encoderArgs(f: AudioFormat): string[] {
       return ["-ar", "48000", ...channels, "-c:a", "libopus", "-b:a", `${f.bitrateKbps ?? 128}k`, "-f", "webm"];
     case "flac":
       return [...rate, ...channels, "-c:a", "flac", "-f", "flac"];
+    case "aac":
+      return [...rate, ...channels, "-c:a", "aac", "-b:a", `${f.bitrateKbps ?? 64}k`, "-movflags", "+faststart", "-f", "mp4"];
   }
 }
 

@@ -1,6 +1,5 @@
 // What both video-platform simulators share: a small JSON HTTP server with bearer-key auth, webhook
-// delivery, and ffmpeg encoding of recording files into the platform's bucket.
-import { spawn } from "node:child_process";
+// delivery, and encoding of recording files into the platform's bucket (through @scribe/media).
 import { createReadStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -8,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ObjectStorage } from "@scribe/kit";
+import { probe, renderTestVideo, renderTone, transcode, type AudioFormat } from "@scribe/media";
 
 export interface SimRequest {
   method: string;
@@ -94,42 +94,25 @@ export async function postWebhook(url: string | null, rawBody: string, headers: 
   return { status: res.status, body: await res.text() };
 }
 
-function run(cmd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    p.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    p.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    p.on("error", reject);
-    p.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} exited ${code}: ${err.slice(-500)}`))));
-  });
-}
-
 export type Encoding = "webm-opus" | "webm-vp8" | "mp4-aac";
 
-const CODEC_ARGS: Record<Encoding, string[]> = {
-  "webm-opus": ["-vn", "-c:a", "libopus", "-b:a", "32k", "-f", "webm"],
-  "webm-vp8": ["-an", "-c:v", "libvpx", "-b:v", "100k", "-f", "webm"],
-  "mp4-aac": ["-vn", "-c:a", "aac", "-b:a", "48k", "-movflags", "+faststart", "-f", "mp4"],
+const AUDIO_FORMATS: Record<Exclude<Encoding, "webm-vp8">, AudioFormat> = {
+  "webm-opus": { kind: "opus", bitrateKbps: 32 },
+  "mp4-aac": { kind: "aac", bitrateKbps: 48 },
 };
 
 /**
- * Encode `input` (an audio file; null = a generated 2 s tone, or 1 s test picture for video) and
- * store it under `key`. Returns the stored size and the media duration in seconds.
+ * Encode `input` (an audio file; null = a generated 2 s tone) and store it under `key`; "webm-vp8"
+ * is always a 1 s test picture without audio. Returns the stored size and the media duration in seconds.
  */
 export async function encodeInto(storage: ObjectStorage, key: string, input: string | null, encoding: Encoding): Promise<{ size: number; duration: number }> {
   const dir = await mkdtemp(join(tmpdir(), "scribe-sim-"));
   const out = join(dir, encoding === "mp4-aac" ? "out.mp4" : "out.webm");
   try {
-    const source =
-      input !== null
-        ? ["-i", input]
-        : encoding === "webm-vp8"
-          ? ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=1"]
-          : ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2"];
-    await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...source, ...CODEC_ARGS[encoding], out]);
-    const duration = Number((await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])).trim()) || 0;
+    if (encoding === "webm-vp8") await renderTestVideo(out, { seconds: 1 });
+    else if (input !== null) await transcode(input, out, { format: AUDIO_FORMATS[encoding] });
+    else await renderTone(out, { seconds: 2, freq: 440, sampleRate: 48_000, format: AUDIO_FORMATS[encoding] });
+    const duration = (await probe(out)).duration ?? 0;
     const { size } = await storage.put(key, createReadStream(out));
     return { size, duration };
   } finally {
