@@ -1,6 +1,7 @@
 // A meeting on platform B (Whereby) end to end through HTTP with the Whereby simulator: participants
 // arrive and leave (signed webhooks), the room session ends and deactivates the meeting, and the one
 // recording file becomes a recording.available event.
+import { startWherebySimulator } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECORDED_MEETING_EVENTS, meetingEventsUntil, post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import type { Client } from "./support/system";
@@ -73,5 +74,47 @@ describe("a Whereby meeting end to end", () => {
     const created = Date.now();
     expect((await sys.processMeetings({ now: new Date(created + 60_000) })).deactivated).not.toContain(meeting.id);
     expect((await sys.processMeetings({ now: new Date(created + 301_000) })).deactivated).toContain(meeting.id);
+  });
+
+  // Last in this file: it replaces the platform with a restarted one whose ids repeat.
+  it("answers 409 when the platform hands out a meeting id Scribe already stores (a platform restart)", async () => {
+    await roomWithMeetings(alice, { name: "restarted", platform: "whereby" });
+    const first = await (await alice("/v1/rooms/restarted/meeting", post({ allow_duplicated: true }))).json();
+    const { port } = new URL(sys.whereby.url);
+    await sys.whereby.close();
+    const again = await startWherebySimulator({
+      storage: sys.storage,
+      port: Number(port),
+      apiKey: sys.whereby.apiKey,
+      webhookSecret: sys.whereby.webhookSecret,
+      firstMeetingId: Number(first.id),
+    });
+    try {
+      const res = await alice("/v1/rooms/restarted/meeting", post({ allow_duplicated: true }));
+      expect(res.status).toBe(409);
+      expect(await res.json()).toEqual({ detail: `The whereby meeting ${first.id} already exists` });
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe("the Whereby simulator", () => {
+  it("hands out meeting ids that stay unique across restarts", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const sim = await startWherebySimulator({ storage: sys.storage });
+      try {
+        const res = await fetch(`${sim.url}/meetings`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${sim.apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ endDate: new Date(Date.now() + 3600_000).toISOString() }),
+        });
+        ids.push(((await res.json()) as { meetingId: string }).meetingId);
+      } finally {
+        await sim.close();
+      }
+    }
+    expect(ids[0]).not.toBe(ids[1]);
   });
 });

@@ -16,6 +16,8 @@ export interface WherebySimulatorOptions {
   webhookUrl?: string;
   /** Send `room.session.ended` when the last participant leaves. Default true. */
   endSessionWhenEmpty?: boolean;
+  /** The first meeting id handed out (tests replay a platform whose ids repeat); default: unique. */
+  firstMeetingId?: number;
 }
 
 export interface SimWherebyMeeting {
@@ -64,7 +66,9 @@ export async function startWherebySimulator(opts: WherebySimulatorOptions): Prom
   const meetings = new Map<string, SimWherebyMeeting>();
   const calls: LoggedCall[] = [];
   let webhookUrl = opts.webhookUrl ?? null;
-  let nextId = 70_000_000;
+  // Numeric like Whereby's, and unique across restarts: a fresh simulator starts above every id an
+  // earlier one handed out (unless it made more than a thousand meetings a millisecond).
+  let nextId = opts.firstMeetingId ?? Date.now() * 1000;
 
   const server = await startJsonServer({
     apiKey,

@@ -211,8 +211,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
       return await platforms.of(meeting.platform).startRecording(meeting, type, instance_id);
     } catch (e) {
       if (isAppError(e)) throw e;
-      // The reference's answer to a platform refusal (the web client retries on it).
-      throw new AppError("Unavailable", `Failed to start recording: ${(e as Error).message}`, { status: 500, cause: e });
+      // The platform failed, not Scribe: a bad gateway (the web client retries on any failure).
+      throw new AppError("Unavailable", `Failed to start recording: ${(e as Error).message}`, { status: 502, cause: e });
     }
   });
 }

@@ -1,6 +1,6 @@
 // SQL of the meetings service; nothing else in the service touches the database.
 import { CalendarMetadata, MeetingState } from "@scribe/contracts";
-import { Unavailable, type Db } from "@scribe/kit";
+import { Conflict, Unavailable, type Db } from "@scribe/kit";
 import { normalizeRecipients, type RoomRecord } from "./domain/meetings";
 import type { OpenStay } from "./domain/presence";
 
@@ -121,8 +121,17 @@ function selectMeetings(db: Db) {
     from meeting m join room r on r.id = m.room_id`;
 }
 
+/** Store a new meeting; a platform meeting id already stored is a conflict, not a primary-key 500. */
 export async function insertMeeting(db: Db, state: MeetingState): Promise<void> {
-  await db`insert into meeting ${db(toRow(db, state), ...MEETING_COLUMNS)}`;
+  try {
+    await db`insert into meeting ${db(toRow(db, state), ...MEETING_COLUMNS)}`;
+  } catch (e) {
+    const pg = e as { code?: string; constraint_name?: string };
+    if (pg.code === "23505" && pg.constraint_name === "meeting_pkey") {
+      throw Conflict(`The ${state.platform} meeting ${state.id} already exists`);
+    }
+    throw e;
+  }
 }
 
 /** Write a changed meeting (the caller bumped version and updated_at). */
