@@ -25,3 +25,4 @@ export * from "./http/client";
 export * from "./http/retry";
 export * from "./periodic";
 export * from "./decider";
+export * from "./clock";

@@ -1,5 +1,6 @@
 // Service bootstrap: config, logger, database (own schema, migrations), bus (streams, outbox relay,
 // request/reply, consumers), readiness, and a graceful stop that finishes in-flight work.
+import { systemClock, type Clock } from "./clock";
 import { z } from "zod";
 import type { Logger } from "pino";
 import { ensureStreams } from "./bus/streams";
@@ -20,6 +21,8 @@ export interface ServiceRuntime<C> {
   sql: Sql;
   bus: Bus;
   rpc: RpcServer;
+  /** The time handlers and jobs decide with (kit's systemClock unless the service is started with another). */
+  clock: Clock;
   /** Declare an event consumer; it starts after `start` returns and stops before the relay. */
   consume(opts: Omit<ConsumerOptions, "bus" | "sql" | "log" | "maxDeliver" | "ackWaitMs"> & Partial<Pick<ConsumerOptions, "maxDeliver" | "ackWaitMs">>): ConsumerRunner;
   /** Work to stop on shutdown (jobs, servers), run after request/reply stops and before the bus closes. */
@@ -58,7 +61,7 @@ export function serviceConfig<S extends z.ZodObject>(def: ServiceDefinition<S>, 
 export async function startService<S extends z.ZodObject>(
   def: ServiceDefinition<S>,
   env: Env = process.env,
-  opts: { log?: Logger } = {},
+  opts: { log?: Logger; clock?: Clock } = {},
 ): Promise<RunningService> {
   const config = serviceConfig(def, env);
   const log = opts.log ? opts.log.child({ service: def.name }) : createLogger(def.name, config.LOG_LEVEL);
@@ -82,6 +85,7 @@ export async function startService<S extends z.ZodObject>(
       sql,
       bus,
       rpc,
+      clock: opts.clock ?? systemClock,
       consume: (c) => {
         const runner = new ConsumerRunner({
           maxDeliver: config.CONSUMER_MAX_DELIVER,

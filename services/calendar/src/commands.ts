@@ -10,7 +10,7 @@ import {
   type ICSSyncResult,
   type Meeting,
 } from "@scribe/contracts";
-import { AppError, BadRequest, Forbidden, NotFound, rpcCall, type Bus, type RpcServer, type Sql } from "@scribe/kit";
+import { AppError, BadRequest, Forbidden, NotFound, rpcCall, type Bus, type RpcServer, type Sql, type Clock } from "@scribe/kit";
 import { isRoomOwner } from "./domain/access";
 import { earlyJoinRefusal } from "./domain/meetings";
 import { existingRoom } from "./queries";
@@ -76,7 +76,7 @@ export function calendarCommands({ sql, bus, syncRoom, rpcTimeoutMs }: CommandDe
   };
 }
 
-export function registerCommands(rpc: RpcServer, deps: CommandDeps, clock: () => Date): void {
+export function registerCommands(rpc: RpcServer, deps: CommandDeps, clock: Clock): void {
   const c = calendarCommands(deps);
   rpc.handle(calendarOps.syncIcs, (req) => c.syncIcs(req, clock()));
   rpc.handle(calendarOps.joinEvent, (req) => c.joinEvent(req, clock()));

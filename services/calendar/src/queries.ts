@@ -1,7 +1,7 @@
 // Calendar queries over request/reply (api.md §2.6): a room's events, its upcoming events, its ICS
 // status. `now` comes from the service's clock so tests can move it.
 import { calendarOps, ICSStatus, type Caller, type CalendarEventResponse } from "@scribe/contracts";
-import { Forbidden, NotFound, type Db, type RpcServer } from "@scribe/kit";
+import { Forbidden, NotFound, type Db, type RpcServer, type Clock } from "@scribe/kit";
 import { eventFor, isRoomOwner } from "./domain/access";
 import { upcomingRange } from "./domain/meetings";
 import {
@@ -56,7 +56,7 @@ export function calendarQueries(db: Db) {
   };
 }
 
-export function registerQueries(rpc: RpcServer, db: Db, clock: () => Date): void {
+export function registerQueries(rpc: RpcServer, db: Db, clock: Clock): void {
   const q = calendarQueries(db);
   rpc.handle(calendarOps.listEvents, (req) => q.listEvents(req));
   rpc.handle(calendarOps.upcoming, (req) => q.upcoming(req, clock()));

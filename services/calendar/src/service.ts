@@ -14,7 +14,7 @@ export const calendarService = defineService({
   config: CalendarConfig,
   async start(rt) {
     const { rpc, sql, bus, config, log, onStop } = rt;
-    const clock = () => new Date();
+    const clock = rt.clock;
     const random = Math.random;
     const http = createHttpClient({
       guard: { allowPrivate: config.ALLOW_PRIVATE_URLS },

@@ -1,7 +1,7 @@
 // Operators' view of outgoing deliveries (`scribe webhooks`): list, show with attempts, redeliver.
 // Only internal callers (the CLI on the bus) may use them; the gateway exposes none of these.
 import { notifierOps, type Caller, type DeliveryAttempt, type DeliverySummary } from "@scribe/contracts";
-import { Forbidden, NotFound, type RpcServer, type Sql } from "@scribe/kit";
+import { Forbidden, NotFound, type RpcServer, type Sql, systemClock, type Clock } from "@scribe/kit";
 import { attemptsOf, deliveryById, listDeliveries, redeliver, type DeliveryRow } from "./store";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -38,7 +38,7 @@ async function knownDelivery(sql: Sql, id: string): Promise<DeliveryRow> {
   return delivery;
 }
 
-export function registerDeliveryOps(rpc: RpcServer, sql: Sql, now: () => Date = () => new Date()): void {
+export function registerDeliveryOps(rpc: RpcServer, sql: Sql, now: Clock = systemClock): void {
   rpc.handle(notifierOps.listDeliveries, async ({ caller, channel, room_id, status, limit }) => {
     onlyOperators(caller);
     const rows = await listDeliveries(sql, { channel, roomId: room_id, status, limit });

@@ -1,7 +1,7 @@
 // Room commands over request/reply: validate, decide, store the change and its event in one transaction.
 import { randomBytes, randomUUID } from "node:crypto";
 import { makeEvent, roomDetailsFor, roomEventOf, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type SecretBox, type Sql } from "@scribe/kit";
+import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type SecretBox, type Sql, type Clock } from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
 import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";
@@ -37,7 +37,7 @@ function reportRoomVersion(room: RoomState, formerName?: string): void {
   if (formerName !== undefined && formerName !== room.name) reportVersion("room", { name: formerName }, room.version);
 }
 
-export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, box: SecretBox): void {
+export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, box: SecretBox, clock: Clock): void {
   rpc.handle(roomsOps.create, async ({ caller, room: body }) => {
     const owner = requireUser(caller);
     const room = newRoom({
@@ -45,7 +45,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
       owner,
       body,
       defaultPlatform: config.DEFAULT_VIDEO_PLATFORM,
-      now: new Date(),
+      now: clock(),
       newSecret: newWebhookSecret,
     });
     await uniqueName(() =>
@@ -63,7 +63,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
     const updated = await uniqueName(() =>
       sql.begin(async (tx) => {
         const room = await ownedRoomForUpdate(tx, box, id, caller);
-        const next = applyUpdate(room, patch, new Date(), newWebhookSecret);
+        const next = applyUpdate(room, patch, clock(), newWebhookSecret);
         await updateRoom(tx, box, next);
         await emit(tx, makeEvent("room.updated", roomEventOf(next), { source: SOURCE }));
         return { before: room, next };
@@ -80,7 +80,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
     const gone = await sql.begin(async (tx) => {
       const room = await ownedRoomForUpdate(tx, box, id, caller);
       await deleteRoom(tx, id);
-      const gone = { ...room, version: room.version + 1, updated_at: new Date().toISOString() };
+      const gone = { ...room, version: room.version + 1, updated_at: clock().toISOString() };
       await emit(tx, makeEvent("room.deleted", roomEventOf(gone), { source: SOURCE }));
       return gone;
     });

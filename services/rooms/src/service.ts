@@ -16,7 +16,7 @@ export const roomsService = defineService({
     // Rooms stored before secrets were sealed: sealed once, before anything reads them.
     const sealed = await sql.begin((tx) => sealPlainWebhookSecrets(tx, box));
     if (sealed > 0) log.info({ sealed }, "sealed webhook secrets stored in plain text");
-    registerCommands(rpc, sql, config, box);
+    registerCommands(rpc, sql, config, box, rt.clock);
     registerQueries(rpc, sql, config, box);
     registerConsumers(rt);
   },

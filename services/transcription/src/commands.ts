@@ -2,7 +2,7 @@
 // decider decides and `execute` commits the change and its events in one transaction, the row locked.
 import { randomUUID } from "node:crypto";
 import { transcriptionOps, type Caller } from "@scribe/contracts";
-import { BadRequest, Invalid, NotFound, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
+import { BadRequest, Invalid, NotFound, type Clock, type Logger, type RpcServer, type Sql, type Tx } from "@scribe/kit";
 import { NOT_FOUND, assertEdit, assertOwner, assertRead, decided } from "./access";
 import { execute, persist, persistNew } from "./changes";
 import { decide, loads, type TranscriptCommand } from "./domain/decider";
@@ -41,9 +41,9 @@ async function edit(tx: Tx, id: string, caller: Caller, command: TranscriptComma
   return (await decided(() => execute(tx, a, command))).aggregate!;
 }
 
-export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
+export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: Clock): void {
   rpc.handle(transcriptionOps.create, async ({ caller, transcript }) => {
-    const a = createdByApi(transcript, randomUUID(), caller.userId, new Date());
+    const a = createdByApi(transcript, randomUUID(), caller.userId, clock());
     await sql.begin((tx) => persistNew(tx, a));
     log.info({ transcriptId: a.state.id, userId: a.state.user_id }, "transcript created");
     return a.state;
@@ -56,7 +56,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
       const refused = refusedUserLinks(a.state.participants, patch.participants ?? [], caller.userId);
       if (refused.length > 0) throw Invalid(refused);
       const newIds = (patch.participants ?? []).map(() => randomUUID());
-      const { aggregate } = await decided(() => execute(tx, a, { type: "update", patch, newIds, now: new Date() }));
+      const { aggregate } = await decided(() => execute(tx, a, { type: "update", patch, newIds, now: clock() }));
       return aggregate!.state;
     }),
   );
@@ -65,7 +65,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
       assertOwner(a.state, caller);
-      const { aggregate, events } = await decided(() => execute(tx, a, { type: "softDelete", by: caller.userId!, now: new Date() }));
+      const { aggregate, events } = await decided(() => execute(tx, a, { type: "softDelete", by: caller.userId!, now: clock() }));
       if (events.length) log.info({ transcriptId: id }, "transcript soft-deleted");
       return ok(aggregate!);
     }),
@@ -75,7 +75,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
   rpc.handle(transcriptionOps.restore, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      const events = decided(() => decide({ type: "restore", by: caller.userId ?? "", now: new Date() }, a));
+      const events = decided(() => decide({ type: "restore", by: caller.userId ?? "", now: clock() }, a));
       assertOwner(a.state, caller);
       const aggregate = await persist(tx, a, events);
       log.info({ transcriptId: id }, "transcript restored");
@@ -86,7 +86,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
   rpc.handle(transcriptionOps.destroy, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      const events = decided(() => decide({ type: "destroy", reason: "user", now: new Date() }, a));
+      const events = decided(() => decide({ type: "destroy", reason: "user", now: clock() }, a));
       assertOwner(a.state, caller);
       const version = await destroyTranscript(tx, a, events);
       log.info({ transcriptId: id }, "transcript destroyed");
@@ -99,7 +99,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
       const a = await readable(tx, id, caller, { topics: true, events: false });
       const refusal = processRefusal(a);
       if (refusal) throw BadRequest(refusal);
-      const { aggregate, runId } = await startProcessing(tx, a, log, "process requested", new Date());
+      const { aggregate, runId } = await startProcessing(tx, a, log, "process requested", clock());
       return { status: "ok", run_id: runId, version: aggregate.state.version };
     }),
   );
@@ -107,28 +107,28 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger): void {
   rpc.handle(transcriptionOps.addParticipant, async ({ caller, id, participant }) =>
     sql.begin(async (tx) => {
       const added = { id: randomUUID(), name: participant.name, speaker: participant.speaker };
-      const aggregate = await edit(tx, id, caller, { type: "addParticipant", participant: added, now: new Date() });
+      const aggregate = await edit(tx, id, caller, { type: "addParticipant", participant: added, now: clock() });
       return { participant: added, version: aggregate.state.version };
     }),
   );
 
   rpc.handle(transcriptionOps.updateParticipant, async ({ caller, id, participant_id, patch }) =>
     sql.begin(async (tx) => {
-      const aggregate = await edit(tx, id, caller, { type: "updateParticipant", participant_id, patch, now: new Date() });
+      const aggregate = await edit(tx, id, caller, { type: "updateParticipant", participant_id, patch, now: clock() });
       const participant = aggregate.state.participants.find((p) => p.id === participant_id)!;
       return { participant: { id: participant.id, name: participant.name, speaker: participant.speaker }, version: aggregate.state.version };
     }),
   );
 
   rpc.handle(transcriptionOps.deleteParticipant, async ({ caller, id, participant_id }) =>
-    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "removeParticipant", participant_id, now: new Date() }))),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "removeParticipant", participant_id, now: clock() }))),
   );
 
   rpc.handle(transcriptionOps.assignSpeaker, async ({ caller, id, assignment }) =>
-    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "assignSpeaker", assignment, now: new Date() }))),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "assignSpeaker", assignment, now: clock() }))),
   );
 
   rpc.handle(transcriptionOps.mergeSpeakers, async ({ caller, id, merge }) =>
-    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "mergeSpeakers", from: merge.speaker_from, to: merge.speaker_to, now: new Date() }))),
+    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "mergeSpeakers", from: merge.speaker_from, to: merge.speaker_to, now: clock() }))),
   );
 }

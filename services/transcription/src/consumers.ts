@@ -29,7 +29,7 @@ function forPlatformRecording(r: RecordingReady, now: Date): Aggregate {
   });
 }
 
-export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, now = new Date()): Promise<void> {
+export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, now: Date): Promise<void> {
   const ctx = { recordingId: r.recording_id, source: r.source, transcriptId: r.transcript_id };
   // Processing starts with a fresh run, which clears the topics: they are loaded.
   let a: Aggregate | null;
@@ -59,7 +59,7 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
     filterSubject: only("RECORDINGS", "recording.ready"),
     // Starts processing: only recordings announced from now on, never the whole history.
     deliverPolicy: "new",
-    handlers: { "recording.ready": (tx, ev, { log }) => onRecordingReady(tx, ev.data, log) },
+    handlers: { "recording.ready": (tx, ev, { log }) => onRecordingReady(tx, ev.data, log, rt.clock()) },
   });
 
   rt.consume({
@@ -71,7 +71,7 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
       "notification.share_mode_requested": async (tx, ev, { log }) => {
         const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
         if (!a || a.state.deleted_at !== null) return void log.info({ transcriptId: ev.data.transcript_id }, "share mode request for a missing or deleted transcript; ignored");
-        await execute(tx, a, { type: "setShareMode", share_mode: ev.data.share_mode, now: new Date() });
+        await execute(tx, a, { type: "setShareMode", share_mode: ev.data.share_mode, now: rt.clock() });
         log.info({ transcriptId: a.state.id, shareMode: ev.data.share_mode, reason: ev.data.reason }, "share mode set on request");
       },
     },
@@ -86,7 +86,7 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
       "retention.transcript_expired": async (tx, ev, { log }) => {
         const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
         if (!a) return void log.info({ transcriptId: ev.data.transcript_id }, "expired transcript already gone");
-        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now: new Date() }, a));
+        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now: rt.clock() }, a));
         log.info({ transcriptId: a.state.id, retentionDays: ev.data.retention_days }, "expired transcript destroyed");
       },
     },

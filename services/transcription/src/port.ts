@@ -3,7 +3,7 @@
 // that is not the transcript's current run changes nothing and gets false (the decider refuses it as
 // stale), so does a failure reported after the transcript ended; an unchanged value decides nothing.
 import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
-import type { Logger, Sql } from "@scribe/kit";
+import { systemClock, type Clock, type Logger, type Sql } from "@scribe/kit";
 import { execute } from "./changes";
 import { loads, type TranscriptCommand } from "./domain/decider";
 import { RuleError } from "./domain/transcript";
@@ -14,7 +14,7 @@ export class DbTranscriptPort implements TranscriptPort {
   constructor(
     private readonly sql: Sql,
     private readonly log: Logger,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: Clock = systemClock,
   ) {}
 
   private run(transcriptId: string, command: TranscriptCommand & { run_id: string }): Promise<boolean> {

@@ -17,10 +17,10 @@ export const transcriptionService = defineService({
   config: TranscriptionConfig,
   sharedMigrations: [WORKFLOW_MIGRATIONS],
   async start(rt) {
-    registerCommands(rt.rpc, rt.sql, rt.log);
+    registerCommands(rt.rpc, rt.sql, rt.log, rt.clock);
     registerRunQueries(rt.rpc, rt.sql);
     registerConsumers(rt);
-    const port = new DbTranscriptPort(rt.sql, rt.log);
+    const port = new DbTranscriptPort(rt.sql, rt.log, rt.clock);
     const deps = pipelineDeps(rt.config, rt.bus, rt.log);
     await startPipelineWorkers(rt, port, { ...deps, worker: { concurrency: pipelineConcurrency(rt.config) } });
     // Registered after the workers: stop hooks run in reverse, so live sessions hand over first.

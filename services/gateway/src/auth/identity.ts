@@ -1,7 +1,7 @@
 // Resolves who is calling from the request's credentials. Only authentication happens here:
 // services receive the caller and decide what it may see or change.
 import { ANONYMOUS, type Caller } from "@scribe/contracts";
-import { Unauthorized, Unavailable, isAppError, type Logger, type MediaTokenScope, type Sql } from "@scribe/kit";
+import { Unauthorized, Unavailable, isAppError, type Logger, type MediaTokenScope, type Sql, systemClock, type Clock } from "@scribe/kit";
 import type { GatewayConfig } from "../config";
 import { apiKeyOwner, upsertProviderUser } from "../store";
 import { MAX_API_KEY_LENGTH, hashApiKey } from "./api-keys";
@@ -48,7 +48,7 @@ export interface AuthenticatorDeps {
   sql: Sql;
   log: Logger;
   /** The clock, so tests can move it. */
-  now?: () => Date;
+  now?: Clock;
 }
 
 const INVALID = "Invalid authentication";
@@ -78,7 +78,7 @@ class RecentProviderUsers {
 }
 
 /** Builds the authenticator of the configured backend; throws on an unusable key setting (start-up stops). */
-export function createAuthenticator({ config, sql, log, now = () => new Date() }: AuthenticatorDeps): Authenticator {
+export function createAuthenticator({ config, sql, log, now = systemClock }: AuthenticatorDeps): Authenticator {
   const backend = config.AUTH_BACKEND;
   const secret = config.SECRET_KEY;
   const idp = backend === "jwt" ? createIdpVerifier(config) : null;

@@ -1,6 +1,6 @@
 // Quotas of anonymous uploads on a public instance (PUBLIC_MODE): uploads started and bytes stored
 // per client address per hour, counted in the gateway's database so every replica shares them.
-import { consumeQuotas, quotaExceeded, recordUsage, type Sql } from "@scribe/kit";
+import { consumeQuotas, quotaExceeded, recordUsage, type Sql, systemClock, type Clock } from "@scribe/kit";
 import { rateLimitKey, requestClientAddress, trustedProxies } from "../auth/client-address";
 import type { GatewayConfig } from "../config";
 import type { AppContext } from "./context";
@@ -17,7 +17,7 @@ export interface UploadQuota {
 type QuotaSettings = Pick<GatewayConfig, "PUBLIC_MODE" | "TRUSTED_PROXIES" | "ANONYMOUS_UPLOADS_PER_HOUR" | "ANONYMOUS_UPLOAD_BYTES_PER_HOUR">;
 
 /** The quota of this request's caller, or null when none applies (signed in, or not a public instance). */
-export function anonymousUploadQuota(c: AppContext, sql: Sql, config: QuotaSettings, now: () => Date = () => new Date()): UploadQuota | null {
+export function anonymousUploadQuota(c: AppContext, sql: Sql, config: QuotaSettings, now: Clock = systemClock): UploadQuota | null {
   if (!config.PUBLIC_MODE || c.get("caller").userId !== null) return null;
   const address = rateLimitKey(requestClientAddress(c, trustedProxies(config.TRUSTED_PROXIES)));
   const bytesKey = `anonymous-upload-bytes:${address}`;
