@@ -84,6 +84,12 @@ function detailOf(error: unknown): string | ValidationIssue[] | undefined {
   return typeof error === "string" && error ? error : undefined;
 }
 
+/** The issues of a 422 answer's error body (empty for any other error): `issuesOf(result.error)`. */
+export function issuesOf(error: unknown): ValidationIssue[] {
+  const detail = detailOf(error);
+  return Array.isArray(detail) ? detail : [];
+}
+
 /**
  * The data of a successful call, or a `ScribeApiError` thrown for any other answer:
  * `const room = await ok(api.POST("/v1/rooms", { body }))`.

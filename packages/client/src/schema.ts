@@ -8,7 +8,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Health check */
         get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics of this process */
+        get: operations["metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -26,6 +44,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sign in with e-mail and password (AUTH_BACKEND=password) */
         post: operations["v1_login"];
         delete?: never;
         options?: never;
@@ -40,6 +59,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The signed-in user, or null */
         get: operations["v1_user_me"];
         put?: never;
         post?: never;
@@ -56,8 +76,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List my API keys */
         get: operations["v1_list_api_keys"];
         put?: never;
+        /** Create an API key (the key is shown once) */
         post: operations["v1_create_api_key"];
         delete?: never;
         options?: never;
@@ -75,6 +97,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Delete one of my API keys */
         delete: operations["v1_delete_api_key"];
         options?: never;
         head?: never;
@@ -88,8 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List my rooms and shared rooms */
         get: operations["v1_rooms_list"];
         put?: never;
+        /** Create a room */
         post: operations["v1_rooms_create"];
         delete?: never;
         options?: never;
@@ -104,12 +129,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a room by id */
         get: operations["v1_rooms_get"];
         put?: never;
         post?: never;
+        /** Delete a room */
         delete: operations["v1_rooms_delete"];
         options?: never;
         head?: never;
+        /** Update a room (only the fields sent) */
         patch: operations["v1_rooms_update"];
         trace?: never;
     };
@@ -120,6 +148,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a room by name */
         get: operations["v1_rooms_get_by_name"];
         put?: never;
         post?: never;
@@ -138,6 +167,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sync the room's ICS calendar now */
         post: operations["v1_rooms_sync_ics"];
         delete?: never;
         options?: never;
@@ -152,6 +182,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The room's ICS sync status */
         get: operations["v1_rooms_ics_status"];
         put?: never;
         post?: never;
@@ -168,6 +199,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The room's calendar events */
         get: operations["v1_rooms_list_meetings"];
         put?: never;
         post?: never;
@@ -184,6 +216,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The room's upcoming calendar events */
         get: operations["v1_rooms_list_upcoming_meetings"];
         put?: never;
         post?: never;
@@ -202,6 +235,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Start a meeting in a room (or get the active one) */
         post: operations["v1_rooms_create_meeting"];
         delete?: never;
         options?: never;
@@ -216,6 +250,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The room's active meetings */
         get: operations["v1_rooms_list_active_meetings"];
         put?: never;
         post?: never;
@@ -232,6 +267,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a meeting of a room */
         get: operations["v1_rooms_get_meeting"];
         put?: never;
         post?: never;
@@ -250,6 +286,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Join a meeting (host URL for the owner) */
         post: operations["v1_rooms_join_meeting"];
         delete?: never;
         options?: never;
@@ -266,6 +303,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Answer the recording consent question */
         post: operations["v1_meeting_audio_consent"];
         delete?: never;
         options?: never;
@@ -286,6 +324,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /** End a meeting */
         patch: operations["v1_meeting_deactivate"];
         trace?: never;
     };
@@ -298,6 +337,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Start recording a meeting on its platform */
         post: operations["v1_start_recording"];
         delete?: never;
         options?: never;
@@ -314,6 +354,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Get the meeting's transcript by e-mail */
         post: operations["v1_add_email_recipient"];
         delete?: never;
         options?: never;
@@ -330,7 +371,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Daily (platform A) webhook; signed with X-Webhook-Signature over X-Webhook-Timestamp and the raw body. */
+        /**
+         * Daily webhook receiver (signed by the platform)
+         * @description Daily (platform A) webhook; signed with X-Webhook-Signature over X-Webhook-Timestamp and the raw body.
+         */
         post: operations["v1_webhook"];
         delete?: never;
         options?: never;
@@ -347,6 +391,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Whereby webhook receiver (signed by the platform) */
         post: operations["v1_whereby_webhook"];
         delete?: never;
         options?: never;
@@ -361,6 +406,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Features this installation offers */
         get: operations["v1_get_config"];
         put?: never;
         post?: never;
@@ -379,6 +425,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Send a test event to the room's webhook */
         post: operations["v1_rooms_test_webhook"];
         delete?: never;
         options?: never;
@@ -395,6 +442,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Send the transcript by e-mail */
         post: operations["v1_transcript_send_email"];
         delete?: never;
         options?: never;
@@ -411,6 +459,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Post the transcript to a Zulip stream */
         post: operations["v1_transcript_post_to_zulip"];
         delete?: never;
         options?: never;
@@ -425,6 +474,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Zulip streams to post to */
         get: operations["v1_zulip_get_streams"];
         put?: never;
         post?: never;
@@ -441,6 +491,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Topics of a Zulip stream */
         get: operations["v1_zulip_get_topics"];
         put?: never;
         post?: never;
@@ -457,11 +508,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The transcript's audio as MP3 (ranges supported) */
         get: operations["v1_transcript_get_audio_mp3"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
+        /** Headers of the transcript's MP3 audio */
         head: operations["v1_transcript_head_audio_mp3"];
         patch?: never;
         trace?: never;
@@ -473,6 +526,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The transcript's audio waveform */
         get: operations["v1_transcript_get_audio_waveform"];
         put?: never;
         post?: never;
@@ -489,6 +543,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** A link to the meeting's cloud video */
         get: operations["v1_transcript_get_video_url"];
         put?: never;
         post?: never;
@@ -505,6 +560,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The meeting's cloud video file */
         get: operations["v1_transcript_get_video_file"];
         put?: never;
         post?: never;
@@ -521,6 +577,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Download the transcript, its texts and audio as a ZIP */
         get: operations["v1_transcript_download_zip"];
         put?: never;
         post?: never;
@@ -539,6 +596,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Upload an audio or video file, chunk by chunk */
         post: operations["v1_transcript_record_upload"];
         delete?: never;
         options?: never;
@@ -555,6 +613,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Record live audio over WebRTC */
         post: operations["v1_transcript_record_webrtc"];
         delete?: never;
         options?: never;
@@ -569,6 +628,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Search transcripts (full text, kind filter, trash view) */
         get: operations["v1_transcripts_search"];
         put?: never;
         post?: never;
@@ -585,7 +645,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description WebSocket (subprotocol `bearer, <token>` for auth): the transcript's stored events, then live ones. */
+        /**
+         * Live events of one transcript (WebSocket)
+         * @description WebSocket (subprotocol `bearer, <token>` for auth): the transcript's stored events, then live ones.
+         */
         get: operations["v1_transcript_get_websocket_events"];
         put?: never;
         post?: never;
@@ -602,7 +665,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description WebSocket (subprotocol `bearer, <token>`, required): notifications about the caller's transcripts. */
+        /**
+         * Live events of my transcripts (WebSocket)
+         * @description WebSocket (subprotocol `bearer, <token>`, required): notifications about the caller's transcripts.
+         */
         get: operations["v1_user_get_websocket_events"];
         put?: never;
         post?: never;
@@ -619,8 +685,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List transcripts (or the change feed by change_seq) */
         get: operations["v1_transcripts_list"];
         put?: never;
+        /** Create a transcript */
         post: operations["v1_transcripts_create"];
         delete?: never;
         options?: never;
@@ -635,12 +703,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a transcript in a text, WebVTT or JSON format */
         get: operations["v1_transcript_get"];
         put?: never;
         post?: never;
+        /** Move a transcript to the trash (soft delete) */
         delete: operations["v1_transcript_delete"];
         options?: never;
         head?: never;
+        /** Update a transcript (only the fields sent) */
         patch: operations["v1_transcript_update"];
         trace?: never;
     };
@@ -651,6 +722,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The transcript's topics */
         get: operations["v1_transcript_get_topics"];
         put?: never;
         post?: never;
@@ -667,6 +739,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The transcript's topics with their words */
         get: operations["v1_transcript_get_topics_with_words"];
         put?: never;
         post?: never;
@@ -683,6 +756,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** One topic's words grouped by speaker */
         get: operations["v1_transcript_get_topics_with_words_per_speaker"];
         put?: never;
         post?: never;
@@ -699,8 +773,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The transcript's participants */
         get: operations["v1_transcript_get_participants"];
         put?: never;
+        /** Add a participant */
         post: operations["v1_transcript_add_participant"];
         delete?: never;
         options?: never;
@@ -715,12 +791,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a participant */
         get: operations["v1_transcript_get_participant"];
         put?: never;
         post?: never;
+        /** Remove a participant */
         delete: operations["v1_transcript_delete_participant"];
         options?: never;
         head?: never;
+        /** Update a participant (only the fields sent) */
         patch: operations["v1_transcript_update_participant"];
         trace?: never;
     };
@@ -733,6 +812,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Restore a transcript from the trash */
         post: operations["v1_transcript_restore"];
         delete?: never;
         options?: never;
@@ -750,6 +830,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Delete a trashed transcript for good */
         delete: operations["v1_transcript_destroy"];
         options?: never;
         head?: never;
@@ -765,6 +846,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Process the transcript's uploaded audio again */
         post: operations["v1_transcript_process"];
         delete?: never;
         options?: never;
@@ -779,7 +861,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Scribe extension: the transcript's processing runs, newest first, with each step's status, attempts, timings and last error. */
+        /**
+         * The transcript's processing runs
+         * @description Scribe extension: the transcript's processing runs, newest first, with each step's status, attempts, timings and last error.
+         */
         get: operations["v1_transcript_runs"];
         put?: never;
         post?: never;
@@ -802,6 +887,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /** Assign a speaker to the words in a time range */
         patch: operations["v1_transcript_assign_speaker"];
         trace?: never;
     };
@@ -818,6 +904,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /** Merge one speaker into another */
         patch: operations["v1_transcript_merge_speaker"];
         trace?: never;
     };
@@ -1622,15 +1709,15 @@ export interface components {
             source_kind?: components["schemas"]["SourceKind"] | null;
         };
         UpdateTranscript: {
-            name?: string;
-            locked?: boolean;
+            name?: string | null;
+            locked?: boolean | null;
             title?: string | null;
             short_summary?: string | null;
             long_summary?: string | null;
-            /** @enum {string} */
-            share_mode?: "public" | "semi-private" | "private";
+            /** @enum {string|null} */
+            share_mode?: "public" | "semi-private" | "private" | null;
             participants?: components["schemas"]["TranscriptParticipant"][] | null;
-            reviewed?: boolean;
+            reviewed?: boolean | null;
             audio_deleted?: boolean | null;
         };
         ProcessStatus: {
@@ -1715,6 +1802,26 @@ export interface operations {
             };
         };
     };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
     v1_login: {
         parameters: {
             query?: never;
@@ -1737,6 +1844,18 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1744,6 +1863,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -1766,6 +1897,18 @@ export interface operations {
                     "application/json": components["schemas"]["UserInfo"] | null;
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
         };
     };
     v1_list_api_keys: {
@@ -1784,6 +1927,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyResponse"][];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -1808,6 +1963,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateApiKeyResponse"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -1843,6 +2010,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1873,6 +2064,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Page_RoomDetails_"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -1908,6 +2111,30 @@ export interface operations {
                     "application/json": components["schemas"]["Room"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1939,6 +2166,42 @@ export interface operations {
                     "application/json": components["schemas"]["RoomDetails"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1968,6 +2231,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionStatus"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2005,6 +2304,54 @@ export interface operations {
                     "application/json": components["schemas"]["RoomDetails"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2034,6 +2381,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoomDetails"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2067,6 +2438,54 @@ export interface operations {
                     "application/json": components["schemas"]["ICSSyncResult"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2096,6 +2515,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ICSStatus"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2129,6 +2584,42 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarEventResponse"][];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2160,6 +2651,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CalendarEventResponse"][];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2197,6 +2724,66 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2204,6 +2791,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream service (video platform, Zulip) refused or failed; detail carries its reason */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2226,6 +2837,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Meeting"][];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2260,6 +2895,42 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2292,6 +2963,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Meeting"];
+                };
+            };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2333,6 +3052,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2365,6 +3120,42 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         meeting_id: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
                     };
                 };
             };
@@ -2413,6 +3204,54 @@ export interface operations {
                     };
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2420,6 +3259,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream service (video platform, Zulip) refused or failed; detail carries its reason */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2455,6 +3318,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2487,6 +3386,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
         };
     };
     v1_whereby_webhook: {
@@ -2511,6 +3422,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
                     };
                 };
             };
@@ -2565,6 +3488,42 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2600,6 +3559,54 @@ export interface operations {
                     "application/json": components["schemas"]["SendEmailResponse"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2607,6 +3614,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2635,6 +3654,54 @@ export interface operations {
                     "application/json": null;
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2642,6 +3709,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream service (video platform, Zulip) refused or failed; detail carries its reason */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2662,6 +3741,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Stream"][];
+                };
+            };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description An upstream service (video platform, Zulip) refused or failed; detail carries its reason */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2686,6 +3813,54 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"][];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2693,6 +3868,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description An upstream service (video platform, Zulip) refused or failed; detail carries its reason */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -2717,6 +3904,54 @@ export interface operations {
                 };
                 content: {
                     "audio/mpeg": string;
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2752,6 +3987,54 @@ export interface operations {
                     "audio/mpeg": string;
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2783,6 +4066,42 @@ export interface operations {
                     "application/json": components["schemas"]["AudioWaveform"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2812,6 +4131,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VideoUrlResponse"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2847,6 +4202,54 @@ export interface operations {
                     "video/mp4": string;
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2876,6 +4279,42 @@ export interface operations {
                 };
                 content: {
                     "application/zip": string;
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2916,6 +4355,78 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Too many requests: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
         };
     };
     v1_transcript_record_webrtc: {
@@ -2940,6 +4451,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -2984,6 +4543,18 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3015,6 +4586,30 @@ export interface operations {
                     "application/json": components["schemas"]["TranscriptWsTranscript"] | components["schemas"]["TranscriptWsTopic"] | components["schemas"]["TranscriptWsStatus"] | components["schemas"]["TranscriptWsFinalTitle"] | components["schemas"]["TranscriptWsFinalLongSummary"] | components["schemas"]["TranscriptWsFinalShortSummary"] | components["schemas"]["TranscriptWsActionItems"] | components["schemas"]["TranscriptWsDuration"] | components["schemas"]["TranscriptWsWaveform"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Not a WebSocket handshake: open a WebSocket on this path */
             426: {
                 headers: {
@@ -3044,6 +4639,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserWsTranscriptCreated"] | components["schemas"]["UserWsTranscriptDeleted"] | components["schemas"]["UserWsTranscriptRestored"] | components["schemas"]["UserWsTranscriptStatus"] | components["schemas"]["UserWsTranscriptFinalTitle"] | components["schemas"]["UserWsTranscriptDuration"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Not a WebSocket handshake: open a WebSocket on this path */
@@ -3088,6 +4695,18 @@ export interface operations {
                     "application/json": components["schemas"]["Page_GetTranscriptMinimal_"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3121,6 +4740,18 @@ export interface operations {
                     "application/json": components["schemas"]["GetTranscriptWithParticipants"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3128,6 +4759,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many requests: try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
         };
@@ -3152,6 +4795,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetTranscriptWithText"] | components["schemas"]["GetTranscriptWithTextTimestamped"] | components["schemas"]["GetTranscriptWithWebVTTNamed"] | components["schemas"]["GetTranscriptWithJSON"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3183,6 +4862,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionStatus"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3220,6 +4935,42 @@ export interface operations {
                     "application/json": components["schemas"]["GetTranscriptWithParticipants"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3251,6 +5002,42 @@ export interface operations {
                     "application/json": components["schemas"]["GetTranscriptTopic"][];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3280,6 +5067,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetTranscriptTopicWithWords"][];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3314,6 +5137,42 @@ export interface operations {
                     "application/json": components["schemas"]["GetTranscriptTopicWithWordsPerSpeaker"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3343,6 +5202,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Participant"][];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3380,6 +5275,54 @@ export interface operations {
                     "application/json": components["schemas"]["Participant"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3412,6 +5355,42 @@ export interface operations {
                     "application/json": components["schemas"]["Participant"];
                 };
             };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3442,6 +5421,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionStatus"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3480,6 +5495,54 @@ export interface operations {
                     "application/json": components["schemas"]["Participant"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3509,6 +5572,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionStatus"];
+                };
+            };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3542,6 +5653,54 @@ export interface operations {
                     "application/json": components["schemas"]["DeletionStatus"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3573,6 +5732,66 @@ export interface operations {
                     "application/json": components["schemas"]["ProcessStatus"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3602,6 +5821,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TranscriptRuns"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */
@@ -3639,6 +5894,54 @@ export interface operations {
                     "application/json": components["schemas"]["SpeakerAssignmentStatus"];
                 };
             };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3672,6 +5975,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SpeakerAssignmentStatus"];
+                };
+            };
+            /** @description Refused by a rule of the operation (detail says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The caller may not see or change this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
                 };
             };
             /** @description Validation Error */

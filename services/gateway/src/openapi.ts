@@ -4,7 +4,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { BaseConfig, createLogger } from "@scribe/kit";
 import { createApp } from "./app";
 import { GatewayConfig } from "./config";
-import type { AppEnv, GatewayDeps } from "./http/context";
+import { CREDENTIAL_FREE_PATHS, type AppEnv, type GatewayDeps } from "./http/context";
+import { describeOperations } from "./openapi-operations";
 import { nullableReferences, requiredMatchesTheWire } from "./openapi-shape";
 
 export const API_INFO = {
@@ -20,16 +21,17 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
   const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
   nullableReferences(document);
   requiredMatchesTheWire(document);
+  describeOperations(document, CREDENTIAL_FREE_PATHS);
   return document;
 }
 
 /**
- * The document of a gateway with every route (password sign-in included), built in-process without
- * a database, bus or socket: routes are only declared, never called, so the runtime dependencies are
- * placeholders that fail loudly if anything reaches for them.
+ * A gateway app with every route (password sign-in and /metrics included), built in-process without
+ * a database, bus or socket: its routes are there to be described (and its static pages served), so
+ * the runtime dependencies are placeholders that fail loudly if anything reaches for them.
  */
-export function describeApi(): OpenApiDocument {
-  const config = { ...BaseConfig.parse({}), ...GatewayConfig.parse({ AUTH_BACKEND: "password" }) };
+export function offlineApp(): OpenAPIHono<AppEnv> {
+  const config = { ...BaseConfig.parse({}), ...GatewayConfig.parse({ AUTH_BACKEND: "password", METRICS_ON_API_PORT: "true" }) };
   const unavailable = (what: string) =>
     new Proxy({}, { get: () => { throw new Error(`${what} is not available while describing the API`); } });
   const deps = {
@@ -40,5 +42,10 @@ export function describeApi(): OpenApiDocument {
     auth: unavailable("the authenticator"),
     openBucket: () => unavailable("object storage"),
   } as unknown as GatewayDeps;
-  return openApiDocument(createApp(deps));
+  return createApp(deps);
+}
+
+/** The document of every route a gateway may serve: what packages/client is generated from. */
+export function describeApi(): OpenApiDocument {
+  return openApiDocument(offlineApp());
 }

@@ -121,16 +121,20 @@ export const CreateTranscript = z
 export type CreateTranscript = z.infer<typeof CreateTranscript>;
 
 /** Only keys present are written; explicit null on name/locked/reviewed/share_mode is refused (422). */
+/**
+ * api.md types every field nullable, so generated clients may send null; on a field that cannot be
+ * null (name, locked, share_mode, reviewed) null means "unchanged", as on a room update.
+ */
 export const UpdateTranscript = z
   .object({
-    name: z.string().optional(),
-    locked: z.boolean().optional(),
+    name: z.string().nullable().optional(),
+    locked: z.boolean().nullable().optional(),
     title: z.string().nullable().optional(),
     short_summary: z.string().nullable().optional(),
     long_summary: z.string().nullable().optional(),
-    share_mode: ShareMode.optional(),
+    share_mode: ShareMode.nullable().optional(),
     participants: z.array(TranscriptParticipant).nullable().optional(),
-    reviewed: z.boolean().optional(),
+    reviewed: z.boolean().nullable().optional(),
     audio_deleted: z.boolean().nullable().optional(),
   })
   .openapi("UpdateTranscript");

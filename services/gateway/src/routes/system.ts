@@ -21,10 +21,14 @@ export function systemRoutes(app: OpenAPIHono<AppEnv>, opts: { metricsOnApiPort:
   );
   if (opts.metricsOnApiPort) {
     app.get("/metrics", async (c) => c.body(await registry.metrics(), 200, { "content-type": registry.contentType }));
+    app.openAPIRegistry.registerPath({
+      method: "get",
+      path: "/metrics",
+      operationId: "metrics",
+      responses: { 200: { description: "Prometheus text exposition", content: { "text/plain": { schema: z.string() } } } },
+    });
   }
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "HTTPBearer", { type: "http", scheme: "bearer" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "APIKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
   // Built on first request, when every route is registered.
   let document: OpenApiDocument | undefined;
   app.get("/openapi.json", (c) => c.json((document ??= openApiDocument(app)), 200));

@@ -121,16 +121,19 @@ export function createdByApi(body: CreateTranscript, id: string, userId: string 
   });
 }
 
-/** PATCH /v1/transcripts/{id}: exactly the keys present; participants without id get one now (ambiguity 21). */
+/**
+ * PATCH /v1/transcripts/{id}: exactly the keys present (null on a field that cannot be null leaves it
+ * as it is); participants without id get one now (ambiguity 21).
+ */
 export function applyApiPatch(s: TranscriptState, patch: UpdateTranscript, newId: () => string): TranscriptState {
   const next = { ...s };
-  if (patch.name !== undefined) next.name = patch.name;
-  if (patch.locked !== undefined) next.locked = patch.locked;
+  if (patch.name != null) next.name = patch.name;
+  if (patch.locked != null) next.locked = patch.locked;
   if (patch.title !== undefined) next.title = patch.title;
   if (patch.short_summary !== undefined) next.short_summary = patch.short_summary;
   if (patch.long_summary !== undefined) next.long_summary = patch.long_summary;
-  if (patch.share_mode !== undefined) next.share_mode = patch.share_mode;
-  if (patch.reviewed !== undefined) next.reviewed = patch.reviewed;
+  if (patch.share_mode != null) next.share_mode = patch.share_mode;
+  if (patch.reviewed != null) next.reviewed = patch.reviewed;
   if (patch.audio_deleted !== undefined) next.audio_deleted = patch.audio_deleted;
   if (patch.participants !== undefined) {
     next.participants = (patch.participants ?? []).map((p) => ({ id: p.id ?? newId(), speaker: p.speaker, name: p.name, user_id: p.user_id ?? null }));
