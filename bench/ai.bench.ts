@@ -3,12 +3,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodePcm } from "@scribe/media";
-import { diarizationErrorRate, normaliseForWer, wordErrorRate } from "@scribe/ai";
-import { PocketsphinxStt } from "@scribe/ai";
-import { OpenAiStt } from "@scribe/ai";
-import { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "@scribe/ai";
-import { synthesizeMeeting } from "@scribe/simulators";
-import { threeSpeakerPlanning, twoSpeakerStandup } from "@scribe/simulators";
+import { diarizationErrorRate, normaliseForWer, wordErrorRate, PocketsphinxStt, OpenAiStt, OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "@scribe/ai";
+import { synthesizeMeeting, threeSpeakerPlanning, twoSpeakerStandup } from "@scribe/simulators";
 import { report, time, type Measurement } from "./report";
 
 const MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";

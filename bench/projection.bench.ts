@@ -15,8 +15,7 @@ import {
   type Bus,
 } from "@scribe/kit";
 import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
-import { projectionService } from "@scribe/projection";
-import { rebuildReadModel } from "@scribe/projection";
+import { projectionService, rebuildReadModel } from "@scribe/projection";
 import { report, time } from "./report";
 
 const TRANSCRIPTS = Number(process.env.BENCH_PROJECTION_TRANSCRIPTS ?? 2000);

@@ -6,9 +6,7 @@ import { fileURLToPath } from "node:url";
 import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, serviceMigrations, type Bus } from "@scribe/kit";
 import { createTestDatabase, eventually, TEST_NATS_URL } from "@scribe/kit/testing";
 import { verifyPassword } from "@scribe/gateway";
-import { listDeadLetters, redriveDeadLetters } from "@scribe/cli";
-import { tailStream, type TailedEvent } from "@scribe/cli";
-import { streamStatus } from "@scribe/cli";
+import { listDeadLetters, redriveDeadLetters, tailStream, type TailedEvent, streamStatus } from "@scribe/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 

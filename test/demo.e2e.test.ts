@@ -5,25 +5,10 @@
 // into the transcript); the others check each step on its own.
 import { vocabularyShare } from "@scribe/ai";
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually } from "@scribe/kit/testing";
-import { SERVICES } from "@scribe/cli";
-import { startDevStack, type DevStack } from "@scribe/cli";
-import {
-  DemoError,
-  createMeeting,
-  demoOptions,
-  fetchTranscript,
-  holdMeeting,
-  renderTranscript,
-  runDemo,
-  signIn,
-  waitForTranscript,
-  type DemoOptions,
-} from "@scribe/cli";
-import { demoStandup } from "@scribe/simulators";
-import { normaliseWords } from "@scribe/simulators";
+import { SERVICES, startDevStack, type DevStack, DemoError, createMeeting, demoOptions, fetchTranscript, holdMeeting, renderTranscript, runDemo, signIn, waitForTranscript, type DemoOptions } from "@scribe/cli";
+import { demoStandup, normaliseWords } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isolated, unusedPort, type Isolated } from "./support/dev-stack";
 import { streamEvents } from "./support/system";

@@ -4,8 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signDaily } from "@scribe/simulators";
-import { signWhereby, wherebyBody } from "@scribe/simulators";
+import { signDaily, signWhereby, wherebyBody } from "@scribe/simulators";
 import { post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { streamEvents, type Client } from "./support/system";
 

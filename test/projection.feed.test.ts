@@ -4,8 +4,7 @@
 import { ANONYMOUS, makeEvent, projectionOps, type Caller, type TranscriptState } from "@scribe/contracts";
 import { connectDb, rpcCall, type Db, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { measureLag } from "@scribe/projection/testing";
-import { LIVE_TABLES, applyEvent, takeFeedLock } from "@scribe/projection/testing";
+import { measureLag, LIVE_TABLES, applyEvent, takeFeedLock } from "@scribe/projection/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
 import { TranscriptWriter, newTranscript, topicRecord, word } from "./support/transcripts";

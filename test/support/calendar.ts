@@ -4,10 +4,8 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { calendarCommands } from "@scribe/calendar/testing";
-import type { calendarJobs } from "@scribe/calendar/testing";
-import type { calendarQueries } from "@scribe/calendar/testing";
-import type { Syncer } from "@scribe/calendar/testing";
+import type { calendarCommands, calendarJobs, calendarQueries, Syncer } from "@scribe/calendar/testing";
+import { asyncListener } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import icalGen, { type ICalAttendeeData, type ICalEventData } from "ical-generator";
 import type { Client, TestSystem } from "./system";
@@ -72,7 +70,7 @@ export async function startFeedServer(): Promise<FeedServer> {
   const routes = new Map<string, FeedRoute>();
   const log: FeedRequest[] = [];
   const waiters: { path: string; count: number; resolve: () => void }[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer(asyncListener(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const entry: FeedRequest = {
       path,
@@ -96,7 +94,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     }
     entry.answered = route.status ?? 200;
     res.writeHead(entry.answered, headers).end(route.body);
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -2,18 +2,15 @@
 // PUBLIC_MODE), caller kinds, operations and rows. A row is one line: an operation, the deployments
 // it holds in, and per caller kind the status (and, for some, a check of what the body reveals).
 import { ANONYMOUS, type Caller } from "@scribe/contracts";
-import { connectBus, rpcCall, type Bus } from "@scribe/kit";
+import { connectBus, rpcCall, type Bus, StorageConfig } from "@scribe/kit";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
 import { hashPassword } from "@scribe/gateway";
 import { expect } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StorageConfig } from "@scribe/kit";
-import { startDailySimulator, type DailySimulator } from "@scribe/simulators";
+import { startDailySimulator, type DailySimulator, startSmtpCapture, startZulipSimulator } from "@scribe/simulators";
 import { CALENDAR_TEST_ENV } from "./calendar";
-import { startSmtpCapture } from "@scribe/simulators";
-import { startZulipSimulator } from "@scribe/simulators";
 import { startSystem, type AuthMode, type Client, type TestSystem } from "./system";
 
 export const DEPLOYMENTS = {

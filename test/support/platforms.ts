@@ -5,9 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig, type StorageConfig as StorageSettings } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { startDailySimulator, type DailySimulator, type DailySimulatorOptions } from "@scribe/simulators";
-import { platformEnv } from "@scribe/simulators";
-import { startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "@scribe/simulators";
+import { startDailySimulator, type DailySimulator, type DailySimulatorOptions, platformEnv, startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "@scribe/simulators";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./system";
 
 export interface PlatformSystem extends TestSystem {

@@ -51,7 +51,7 @@ export function rawRequest(r: RawRequest): Promise<RawOutcome> {
     });
     socket.on("error", finish);
     socket.on("close", finish);
-    socket.on("connect", async () => {
+    const sendRequest = async () => {
       const lengthHeader = r.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(r.totalBytes) };
       const headers = { host: url.host, ...r.headers, ...lengthHeader };
       socket.write(`${r.method ?? "POST"} ${r.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
@@ -66,6 +66,8 @@ export function rawRequest(r: RawRequest): Promise<RawOutcome> {
         if (r.pauseMs) await new Promise((ok) => setTimeout(ok, r.pauseMs));
       }
       if (!done && r.chunked) socket.write("0\r\n\r\n");
-    });
+    };
+    // A failed write shows as the socket's error or close, which `finish` already answers.
+    socket.on("connect", () => void sendRequest().catch(finish));
   });
 }

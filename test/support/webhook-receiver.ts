@@ -63,7 +63,7 @@ export class WebhookReceiver {
       req.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8");
         const secret = this.secret();
-        let body: unknown = null;
+        let body: unknown;
         try {
           body = JSON.parse(raw);
         } catch {

@@ -23,6 +23,7 @@ export * from "./media-token";
 export * from "./http/addresses";
 export * from "./http/client";
 export * from "./http/retry";
+export * from "./http/async-listener";
 export * from "./periodic";
 export * from "./decider";
 export * from "./clock";

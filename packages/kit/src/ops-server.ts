@@ -1,5 +1,6 @@
 // Liveness, readiness and metrics over plain HTTP for the process (probes and Prometheus).
 import { createServer, type Server } from "node:http";
+import { asyncListener } from "./http/async-listener";
 import { registry } from "./metrics";
 
 export interface ReadinessSource {
@@ -31,7 +32,7 @@ export class OpsServer {
   }
 
   async listen(port: number, host = "0.0.0.0"): Promise<number> {
-    this.server = createServer(async (req, res) => {
+    this.server = createServer(asyncListener(async (req, res) => {
       const path = (req.url ?? "/").split("?")[0];
       if (path === "/livez" || path === "/health") {
         res.writeHead(200, { "content-type": "application/json" }).end('{"status":"alive"}');
@@ -43,7 +44,7 @@ export class OpsServer {
       } else {
         res.writeHead(404).end();
       }
-    });
+    }));
     await new Promise<void>((resolve, reject) => {
       this.server!.once("error", reject);
       this.server!.listen(port, host, () => resolve());

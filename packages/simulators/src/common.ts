@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ObjectStorage } from "@scribe/kit";
+import { asyncListener, type ObjectStorage } from "@scribe/kit";
 import { probe, renderTestVideo, renderTone, transcode, type AudioFormat } from "@scribe/media";
 
 export interface SimRequest {
@@ -34,12 +34,12 @@ export async function startJsonServer(opts: {
   /** Fixed port (`scribe dev`); default any free one. */
   port?: number;
 }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(asyncListener(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? "/", "http://sim");
     const text = Buffer.concat(chunks).toString("utf8");
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
@@ -58,7 +58,7 @@ export async function startJsonServer(opts: {
     }
     opts.calls.push({ ...request, status: response.status });
     send(res, response);
-  });
+  }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, "127.0.0.1", resolve);

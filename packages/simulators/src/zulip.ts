@@ -3,6 +3,7 @@
 // with HTTP Basic auth of the bot, form-encoded bodies and Zulip's error shapes.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { asyncListener } from "@scribe/kit";
 
 export interface ZulipStreamSim {
   stream_id: number;
@@ -90,7 +91,7 @@ export async function startZulipSimulator(opts: { botEmail?: string; apiKey?: st
     return { status: 404, body: error("Not found", "NOT_FOUND") };
   }
 
-  const server = createServer(async (req, res) => {
+  const server = createServer(asyncListener(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? "/", "http://zulip");
@@ -98,7 +99,7 @@ export async function startZulipSimulator(opts: { botEmail?: string; apiKey?: st
     const { status, body } = handle(req, url.pathname, form);
     calls.push({ method: req.method ?? "", path: url.pathname, form, status });
     answer(res, status, body);
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,6 +1,6 @@
 // All SQL of the workflow runner: runs, steps, and step messages written to the kit's outbox in
 // the caller's transaction. Unqualified names resolve in the service's schema (search_path).
-import type { Db, Tx } from "@scribe/kit";
+import type { Db } from "@scribe/kit";
 import type { RunStatus, StepState, StepStatus } from "./plan";
 
 export interface RunRow {

@@ -121,7 +121,7 @@ export class WorkflowWorker {
     if (this.stopping) return;
     this.stopping = true;
     for (const loop of this.loops) loop.wake?.();
-    await Promise.all(this.loops.map((l) => l.done));
+    await Promise.all(this.loops.flatMap((l) => (l.done ? [l.done] : [])));
     const grace = this.opts.stopGraceMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.handlers), new Promise((r) => (timer = setTimeout(r, grace)))]);

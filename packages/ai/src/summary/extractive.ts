@@ -227,6 +227,7 @@ const CLAUSE_BREAK = new RegExp(`\\s(?:and\\s+|then\\s+|so\\s+|but\\s+)?(?:i|we|
 
 interface Found {
   kind: "decision" | "task";
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- names the usual values
   who: "speaker" | "team" | string | null;
   what: string;
 }

@@ -64,7 +64,7 @@ async function call(url: string, init: RequestInit, what: string, notRunning: st
     throw unreachable(e, what, url, notRunning);
   }
   const text = await res.text();
-  let body: Json = {};
+  let body: Json;
   try {
     body = text ? (JSON.parse(text) as Json) : {};
   } catch {

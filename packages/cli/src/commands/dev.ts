@@ -3,8 +3,7 @@
 // admin, local storage. `deploy/dev-up.sh` runs it; `scribe demo` plays a meeting against it.
 import { randomBytes } from "node:crypto";
 import { StorageConfig, loadConfig, startProcess, type Env, type RunningProcess } from "@scribe/kit";
-import type { DailySimulator } from "@scribe/simulators";
-import type { WherebySimulator } from "@scribe/simulators";
+import type { DailySimulator, WherebySimulator } from "@scribe/simulators";
 import type { CliCommand } from "../command";
 import { servicesByName } from "../services";
 
@@ -49,7 +48,7 @@ async function listening<T>(what: string, envName: string, p: number, start: () 
   try {
     return await start();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`${what}: port ${p} is in use (${envName} picks another)`);
+    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`${what}: port ${p} is in use (${envName} picks another)`, { cause: e });
     throw e;
   }
 }

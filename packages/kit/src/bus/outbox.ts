@@ -60,7 +60,7 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      let published = 0;
+      let published: number;
       this.notified = false;
       try {
         published = await this.drainOnce();

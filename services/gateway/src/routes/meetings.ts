@@ -171,7 +171,7 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
  * routes read the raw body and let no JSON parser run first; the meetings service verifies.
  */
 function webhookRoutes(app: OpenAPIHono<AppEnv>): void {
-  const forward = async (c: AppContext, op: typeof meetingsOps.dailyWebhook | typeof meetingsOps.wherebyWebhook, signed: string[]) => {
+  const forward = async (c: AppContext, op: (typeof meetingsOps)["dailyWebhook" | "wherebyWebhook"], signed: string[]) => {
     const raw = Buffer.from(await c.req.arrayBuffer());
     const headers: Record<string, string> = {};
     for (const name of signed) {

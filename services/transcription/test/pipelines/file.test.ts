@@ -63,7 +63,7 @@ describe("file pipeline", () => {
       expect(text[0]!.text).toMatch(/payment/i);
 
       // Offline summaries are drawn from what was said (speakers named "Speaker N" without participants).
-      const said = `${text[0]!.text} speaker 0 1 2 3 discussion of`;
+      const said = `${String(text[0]!.text)} speaker 0 1 2 3 discussion of`;
       const drawn = (v: string | null) => [v, vocabularyShare(v ?? "", said)] as const;
       expect(drawn(t.title)[1], `title ${t.title}`).toBeGreaterThanOrEqual(0.6);
       expect(drawn(t.short_summary)[1], `short summary ${t.short_summary}`).toBeGreaterThanOrEqual(0.8);

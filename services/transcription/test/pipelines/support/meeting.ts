@@ -5,8 +5,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { uploadFile } from "@scribe/media";
-import { synthesizeMeeting, type MeetingFixture } from "@scribe/simulators";
-import { threeSpeakerSync } from "@scribe/simulators";
+import { synthesizeMeeting, type MeetingFixture, threeSpeakerSync } from "@scribe/simulators";
 import type { PipelineInput } from "../../../src/pipelines/port";
 import type { PipelineEnv } from "./env";
 
