@@ -1,7 +1,7 @@
 // SQL of the meetings service; nothing else in the service touches the database.
 import { CalendarMetadata, MeetingState } from "@scribe/contracts";
 import { Conflict, Unavailable, type Db } from "@scribe/kit";
-import { normalizeRecipients, type RoomRecord } from "./domain/meetings";
+import { normalizeRecipients } from "./domain/meetings";
 import type { OpenStay } from "./domain/presence";
 
 // ---------------------------------------------------------------------------------------- rooms

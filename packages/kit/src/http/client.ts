@@ -37,6 +37,7 @@ export class HttpError extends Error {
 }
 
 /** Where a guarded client may connect to: null to allow, else the kind of range refused. */
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- names the usual kinds; a policy may add its own
 export type AddressPolicy = (address: string) => AddressKind | string | null;
 
 export type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
