@@ -34,8 +34,10 @@ export default tseslint.config(
       "@typescript-eslint/no-unnecessary-type-assertion": "off",
       // Fields of parsed JSON are `unknown`; String() on them is meant.
       "@typescript-eslint/no-base-to-string": "off",
-      // An abort signal's reason is `any` (an Error in practice) and rejecting with it is right.
+      // Rethrowing what was caught, or rejecting with an abort signal's reason, passes on a value typed
+      // `unknown`/`any` that is an Error in practice; that is right, not a bug.
       "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
+      "@typescript-eslint/only-throw-error": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
       // `{}` is the idiom for "no extra types" in postgres.js and for an empty builder state.
       "@typescript-eslint/no-empty-object-type": ["error", { allowObjectTypes: "always" }],
     },

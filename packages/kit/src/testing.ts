@@ -93,7 +93,7 @@ export function deciderSpec<Command, Event, State>(
               }
               if (thrown === undefined) assert.fail("expected the command to be refused, but it was decided");
               const ok = check.prototype instanceof Error || check === Error ? thrown instanceof (check as abstract new () => unknown) : (check as (e: unknown) => boolean)(thrown);
-              if (!ok) throw thrown;
+              if (!ok) throw thrown as Error; // what decide threw, passed on unchanged
               return thrown;
             },
           };

@@ -204,7 +204,8 @@ export async function* streamTool(call: Omit<ToolCall, "onStdout" | "progress" |
       yield chunk;
     }
     const code = await exited;
-    if (failure) throw failure;
+    // Set from the child's callbacks, which TypeScript's narrowing does not see.
+    if (failure) throw failure as MediaError;
     if (code !== 0) throw classifyFailure(call.tool, call.input, code, stderr);
   } finally {
     clearTimeout(timer);
