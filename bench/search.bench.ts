@@ -2,7 +2,7 @@
 // snippets, NATS round trip) next to the same SQL statement run directly, interleaved in one run.
 import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps, type ListingScope } from "@scribe/contracts";
 import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
-import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
+import { createTestDatabase, seededRandom, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { searchService } from "@scribe/search";
 import { SEARCH_DB_SETTINGS, searchStatement } from "@scribe/search/testing";
 import { percentile, report, time } from "./report";
@@ -25,17 +25,6 @@ export function vocabulary(size: number): string[] {
   return out;
 }
 
-/** Deterministic PRNG so every run searches the same corpus. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Words drawn with a Zipf-like law (rank r with probability ~1/r), as in real text: a few words are
  * in every transcript, most are rare. With 20,000 words and 200 per transcript, rank 100 is in about
@@ -51,7 +40,7 @@ function texts(vocab: string[], random: () => number) {
 }
 
 export async function seed(sql: Sql, vocab: string[]): Promise<void> {
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   // Building the full-text index once after the load is much faster than maintaining it per row.
   const [gin] = await sql<{ def: string }[]>`select indexdef as def from pg_indexes where indexname = 'idx_transcript_search'`;
   await sql`drop index idx_transcript_search`;

@@ -77,3 +77,14 @@ export function validationErrors(
     type: i.code,
   }));
 }
+
+/**
+ * PostgreSQL refusing a value (SQLSTATE class 22: NUL or invalid UTF-8 in text, a number or date
+ * out of range, text that is not a UUID…) is bad input that got past validation, not a server
+ * fault: a 422. Other errors are returned as they are.
+ */
+export function refusedValue(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !code.startsWith("22")) return e;
+  return Invalid([{ loc: ["body"], msg: `Value not accepted: ${(e as Error).message}`, type: "value_error" }]);
+}

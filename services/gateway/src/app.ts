@@ -19,6 +19,7 @@ import { transcriptReadRoutes } from "./routes/transcripts-read";
 import { realtimeRoutes } from "./realtime/routes";
 import type { Realtime } from "./realtime/server";
 import { transcriptWriteRoutes } from "./routes/transcripts-write";
+import { inputGuard } from "./http/params";
 
 /** `realtime` adds the WebSocket upgrades (the service passes it; without it the paths answer plain GETs only). */
 export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
@@ -37,6 +38,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   // Every route's body is bounded by what it is for, whatever the content type says.
   app.use("*", bodyLimit(deps.config));
   app.use("/v1/*", identity());
+  app.use("/v1/*", inputGuard(app));
   app.onError((err, c) => errorResponse(err, c, c.get("log") ?? deps.log));
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
 

@@ -5,7 +5,7 @@ import type { RpcOp, RpcRequest, RpcResponse } from "@scribe/contracts";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { AppError, Invalid, Unavailable, isAppError, validationErrors, type SerializedError } from "../errors";
+import { AppError, Invalid, Unavailable, isAppError, refusedValue, validationErrors, type SerializedError } from "../errors";
 import { metrics } from "../metrics";
 import { decodeVersionMarks, encodeVersionMarks, withVersionScope, type VersionMark } from "../consistency/versions";
 import type { Bus } from "./connection";
@@ -79,7 +79,8 @@ export class RpcServer {
       reply = { ok: true, data: handled.result };
       metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
     } catch (e) {
-      const error = isAppError(e) ? e : new AppError("Internal", "Internal Server Error", { cause: e });
+      const refused = refusedValue(e);
+      const error = isAppError(refused) ? refused : new AppError("Internal", "Internal Server Error", { cause: e });
       if (error.kind === "Internal") log.error({ err: e }, "rpc handler failed");
       else log.debug({ status: error.status, detail: error.detail }, "rpc handler refused");
       metrics.rpcHandled.inc({ op: op.subject, outcome: error.kind });

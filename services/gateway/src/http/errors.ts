@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { isAppError, validationErrors, type Logger } from "@scribe/kit";
+import { isAppError, refusedValue, validationErrors, type Logger } from "@scribe/kit";
 import type { ZodError } from "zod";
 
 const LOCATION: Record<string, string> = { json: "body", form: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
@@ -17,7 +17,9 @@ export function validationHook(
   return c.json({ detail: validationErrors(result.error.issues, [LOCATION[result.target] ?? result.target]) }, 422);
 }
 
-export function errorResponse(err: Error, c: Context, log: Logger): Response {
+export function errorResponse(thrown: Error, c: Context, log: Logger): Response {
+  // The gateway's own SQL (users, API keys) refuses bad values like any service.
+  const err = refusedValue(thrown) as Error;
   if (isAppError(err)) {
     if (err.retryAfterSeconds !== undefined) c.header("retry-after", String(err.retryAfterSeconds));
     return c.json({ detail: err.detail }, err.status as ContentfulStatusCode);

@@ -1,0 +1,65 @@
+// Path and query values are checked against what any contract allows before a route runs: no
+// control characters (NUL reaches PostgreSQL as an "invalid byte sequence"), bounded length. The
+// answer is the FastAPI-shaped 422 naming the parameter, whichever route it was meant for.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context";
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Longer than any name or id of the contract (room names, UUIDs, API key ids). */
+const MAX_PATH_PARAM_LENGTH = 1024;
+/** Query values also carry link tokens (signed JWTs). */
+const MAX_QUERY_VALUE_LENGTH = 16_384;
+
+interface Template {
+  segments: string[];
+  /** Static segments outrank parameters when several templates match. */
+  staticCount: number;
+}
+
+const decode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+function problem(value: string, maxLength: number): string | null {
+  if (CONTROL.test(value)) return "Value must not contain control characters";
+  if (value.length > maxLength) return `Value must have at most ${maxLength} characters`;
+  return null;
+}
+
+function templatesOf(app: OpenAPIHono<AppEnv>): Template[] {
+  const paths = new Set<string>();
+  for (const d of app.openAPIRegistry.definitions) if (d.type === "route") paths.add(d.route.path);
+  return [...paths].map((p) => {
+    const segments = p.split("/");
+    return { segments, staticCount: segments.filter((s) => !/^\{\w+\}$/.test(s)).length };
+  });
+}
+
+export function inputGuard(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> {
+  let templates: Template[] | null = null;
+  return async (c, next) => {
+    templates ??= templatesOf(app);
+    const url = new URL(c.req.url);
+    const raw = url.pathname.split("/");
+    const matching = templates
+      .filter((t) => t.segments.length === raw.length && t.segments.every((s, i) => /^\{\w+\}$/.test(s) || s === decode(raw[i]!)))
+      .sort((a, b) => b.staticCount - a.staticCount)[0];
+    const errors: { loc: string[]; msg: string; type: string }[] = [];
+    matching?.segments.forEach((s, i) => {
+      const name = /^\{(\w+)\}$/.exec(s)?.[1];
+      const msg = name ? problem(decode(raw[i]!), MAX_PATH_PARAM_LENGTH) : null;
+      if (name && msg) errors.push({ loc: ["path", name], msg, type: "value_error" });
+    });
+    for (const [name, value] of url.searchParams) {
+      const msg = problem(value, MAX_QUERY_VALUE_LENGTH) ?? (CONTROL.test(name) ? "Parameter names must not contain control characters" : null);
+      if (msg) errors.push({ loc: ["query", name.replace(CONTROL, "?")], msg, type: "value_error" });
+    }
+    if (errors.length) return c.json({ detail: errors }, 422);
+    return next();
+  };
+}
