@@ -31,7 +31,14 @@ beforeAll(async () => {
   sys = await startSystem({
     label: "live",
     services: ["rooms", "recordings", "projection", "transcription", "gateway"],
-    env: { STORAGE_LOCAL_ROOT: storageRoot, LIVE_RECOVERY_INTERVAL_MS: "0", LIVE_SESSION_LEASE_SECONDS: String(LEASE_SECONDS) },
+    env: {
+      STORAGE_LOCAL_ROOT: storageRoot,
+      LIVE_RECOVERY_INTERVAL_MS: "0",
+      LIVE_SESSION_LEASE_SECONDS: String(LEASE_SECONDS),
+      // The peers here never pause sending except where a test means it.
+      LIVE_IDLE_TIMEOUT_SECONDS: "4",
+      LIVE_SEGMENT_SECONDS: "3",
+    },
   });
   alice = sys.as("alice");
   bearer = ["bearer", await sys.token("alice")];
@@ -132,6 +139,26 @@ describe("a live session whose service dies mid-stream", () => {
     expect(normalisedWords(t.transcript as string)).toEqual(expect.arrayContaining(["morning"]));
     socket.close();
   }, RUN_MS + 60_000);
+});
+
+describe("several sessions at once, and one that goes quiet", () => {
+  it("keeps each session's words on its own transcript; a peer that stops sending ends by the idle timeout", async () => {
+    const ids = [await newTranscript("Live A"), await newTranscript("Live B")];
+    const sockets = await Promise.all(ids.map((id) => mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer)));
+    const peers = await Promise.all(ids.map((id) => connectLivePeer(alice, id)));
+    // A: the first sentences; B: the last ones. Neither sends STOP: they just go quiet.
+    await Promise.all([peers[0]!.play(packets.slice(0, 350)), peers[1]!.play(packets.slice(-450))]);
+    for (const socket of sockets) {
+      await eventually(() => socket.messages.some(status("processing")), { timeoutMs: 120_000, message: "processing after the idle timeout" });
+    }
+    const [a, b] = sockets.map((socket) => normalisedWords(textOf(socket.messages)));
+    expect(a, a!.join(" ")).toEqual(expect.arrayContaining(["morning"]));
+    expect(a).not.toEqual(expect.arrayContaining(["week"]));
+    expect(b, b!.join(" ")).toEqual(expect.arrayContaining(["week"]));
+    expect(b).not.toEqual(expect.arrayContaining(["morning"]));
+    for (const socket of sockets) socket.close();
+    await Promise.all(peers.map((p) => p.close()));
+  }, 240_000);
 });
 
 describe("refusals", () => {
