@@ -2,21 +2,23 @@
 // on the last one) and deletions of stored media (internal callers only).
 import { randomUUID } from "node:crypto";
 import { makeEvent, recordingsOps, transcriptKeys } from "@scribe/contracts";
-import { AppError, BadRequest, Invalid, emit, type RpcServer, type Sql } from "@scribe/kit";
+import { AppError, BadRequest, Invalid, emit, type Clock, type RpcServer, type Sql } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { SOURCE } from "./consumers";
 import { deleteMedia, deleteVideo } from "./deletions";
 import { assertInternal, assertRead, type KnownTranscript } from "./domain/access";
 import { extensionOf, extensionOfKey, isChunkKey, missingChunks, planUploadRecording } from "./domain/upload";
 import { concatObjects, deleteObjects, probeObject, type OpenBucket } from "./media";
-import { chunksOf, deleteChunks, hasStoredUpload, insertRecording, transcriptById, tryUploadLock, upsertChunk } from "./store";
+import { chunksOf, claimUpload, deleteChunks, hasStoredUpload, insertRecording, releaseUpload, transcriptById, upsertChunk } from "./store";
 
 const tooLarge = (limit: number) => new AppError("Conflict", `File too large: uploads are limited to ${limit} bytes`, { status: 413 });
 const IN_PROGRESS = "There is already an upload in progress";
+/** How long an assembly may run before its claim counts as abandoned (a process that died mid-way). */
+export const ASSEMBLY_LEASE_MS = 30 * 60_000;
 const UNSUPPORTED_FORMAT =
   "Unsupported file format: upload a self-contained audio or video file (WebM, Matroska, MP4, M4A, MOV, Ogg, WAV, MP3, FLAC or AAC), not a playlist or file list";
 
-export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, config: RecordingsConfig): void {
+export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, config: RecordingsConfig, clock: Clock): void {
   const bucket = config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME;
 
   async function uploadable(transcriptId: string, caller: Parameters<typeof assertRead>[1]): Promise<KnownTranscript> {
@@ -54,11 +56,15 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
     if (chunk_number < total_chunks - 1) return { status: "chunk_stored" as const, recording_id: null };
 
     const storage = open(bucket);
-    const outcome = await sql.begin(async (tx) => {
-      // The lock is held while the file is assembled and probed: a concurrent last chunk is refused.
-      if (!(await tryUploadLock(tx, transcript_id))) throw BadRequest(IN_PROGRESS);
+    const target = transcriptKeys.upload(transcript_id, extensionOfKey(key));
+    // Claim, then join and probe outside any transaction (they take as long as the file is big),
+    // then record the outcome: a concurrent last chunk finds the claim and is refused.
+    const now = clock();
+    const claimed = await sql.begin(async (tx) => {
+      if (!(await claimUpload(tx, transcript_id, now, new Date(now.getTime() - ASSEMBLY_LEASE_MS)))) throw BadRequest(IN_PROGRESS);
       if (await hasStoredUpload(tx, transcript_id)) throw BadRequest(IN_PROGRESS);
-      const chunks = (await chunksOf(tx, transcript_id)).filter((c) => c.chunk_number < total_chunks);
+      const stored = await chunksOf(tx, transcript_id);
+      const chunks = stored.filter((c) => c.chunk_number < total_chunks);
       const missing = missingChunks(total_chunks, chunks.map((c) => c.chunk_number));
       if (missing.length) {
         const more = total_chunks - chunks.length > missing.length ? ", …" : "";
@@ -66,30 +72,36 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       }
       const total = chunks.reduce((n, c) => n + c.size, 0);
       if (total > config.UPLOAD_MAX_BYTES) throw tooLarge(config.UPLOAD_MAX_BYTES);
-
-      const target = transcriptKeys.upload(transcript_id, extensionOfKey(key));
-      const started = Date.now();
-      const { size: fileSize } = await concatObjects(storage, chunks.map((c) => c.key), target);
-      const probe = await probeObject(storage, target);
-      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: chunks.length, ms: Date.now() - started, probe: probe.kind }, "upload assembled");
       // Chunks go either way: a refused file is not kept, an accepted one lives on as one object.
-      const leftovers = (await chunksOf(tx, transcript_id)).map((c) => ({ bucket: c.bucket, key: c.key }));
-      if (probe.kind !== "audio") {
-        await deleteObjects(open, [{ bucket, key: target }, ...leftovers]);
-        await deleteChunks(tx, transcript_id);
-        return { ok: false as const, refusal: probe.kind === "unsupported" ? UNSUPPORTED_FORMAT : "File has no audio stream" };
-      }
-
-      const recordingId = randomUUID();
-      const plan = planUploadRecording({ recordingId, transcript: t.state, bucket, key: target, size: fileSize, durationSeconds: probe.durationSeconds, now: new Date() });
-      await insertRecording(tx, plan.recording, [plan.file]);
-      await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
-      await deleteObjects(open, leftovers.filter((c) => c.key !== target));
-      await deleteChunks(tx, transcript_id);
-      return { ok: true as const, recordingId };
+      return { chunks, leftovers: stored.map((c) => ({ bucket: c.bucket, key: c.key })) };
     });
-    if (!outcome.ok) throw BadRequest(outcome.refusal);
-    return { status: "done" as const, recording_id: outcome.recordingId };
+    try {
+      const started = Date.now();
+      const { size: fileSize } = await concatObjects(storage, claimed.chunks.map((c) => c.key), target);
+      const probe = await probeObject(storage, target);
+      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: claimed.chunks.length, ms: Date.now() - started, probe: probe.kind }, "upload assembled");
+      if (probe.kind !== "audio") {
+        await deleteObjects(open, [{ bucket, key: target }, ...claimed.leftovers]);
+        await sql.begin(async (tx) => {
+          await deleteChunks(tx, transcript_id);
+          await releaseUpload(tx, transcript_id);
+        });
+        throw BadRequest(probe.kind === "unsupported" ? UNSUPPORTED_FORMAT : "File has no audio stream");
+      }
+      const recordingId = randomUUID();
+      const plan = planUploadRecording({ recordingId, transcript: t.state, bucket, key: target, size: fileSize, durationSeconds: probe.durationSeconds, now: clock() });
+      await sql.begin(async (tx) => {
+        await insertRecording(tx, plan.recording, [plan.file]);
+        await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
+        await deleteChunks(tx, transcript_id);
+        await releaseUpload(tx, transcript_id);
+      });
+      await deleteObjects(open, claimed.leftovers.filter((c) => c.key !== target));
+      return { status: "done" as const, recording_id: recordingId };
+    } finally {
+      // Released with the outcome when there is one; after a failure, so the client may try again.
+      await releaseUpload(sql, transcript_id).catch((e: unknown) => log.warn({ err: e, transcriptId: transcript_id }, "upload claim not released; it lapses with its lease"));
+    }
   });
 
   rpc.handle(recordingsOps.deleteMedia, async ({ caller, ...req }, { log }) => {

@@ -16,7 +16,7 @@ export const recordingsService = defineService({
     const { rpc, sql, config, log, onStop } = rt;
     const open: OpenBucket = (bucket) => openStorage(config, bucket);
     registerConsumers(rt);
-    registerCommands(rpc, sql, open, config);
+    registerCommands(rpc, sql, open, config, rt.clock);
     registerQueries(rpc, sql, open, config);
     const job = startPurgeJob(sql, open, log, { intervalMs: config.STORAGE_PURGE_INTERVAL_MS, uploadMaxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS });
     onStop(() => job.stop());

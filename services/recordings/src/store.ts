@@ -242,10 +242,21 @@ export async function deleteChunks(db: Db, transcriptId: string): Promise<void> 
   await db`delete from upload_chunk where transcript_id = ${transcriptId}`;
 }
 
-/** One assembly per transcript at a time, for the length of the caller's transaction. */
-export async function tryUploadLock(db: Db, transcriptId: string): Promise<boolean> {
-  const [r] = await db<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`scribe:upload:${transcriptId}`})) as ok`;
-  return r!.ok;
+/**
+ * One assembly (or removal) of a transcript's upload at a time, across transactions: the work on
+ * storage and ffprobe runs between the claim and its release, outside any transaction. A claim from
+ * before `staleBefore` belongs to a process that died and is taken over.
+ */
+export async function claimUpload(db: Db, transcriptId: string, now: Date, staleBefore: Date): Promise<boolean> {
+  const rows = await db`insert into upload_assembly (transcript_id, claimed_at) values (${transcriptId}, ${now})
+    on conflict (transcript_id) do update set claimed_at = excluded.claimed_at
+    where upload_assembly.claimed_at < ${staleBefore}
+    returning 1`;
+  return rows.length > 0;
+}
+
+export async function releaseUpload(db: Db, transcriptId: string): Promise<void> {
+  await db`delete from upload_assembly where transcript_id = ${transcriptId}`;
 }
 
 /** Transcripts whose upload got no chunk since `before` (abandoned), oldest first. */
