@@ -1,7 +1,9 @@
 // Periodic meeting processing (behaviour §3.8–3.9 with the spec's decisions): for every active
 // meeting, ask its platform who is present, bring the participant stays in line, and deactivate it
-// when the rules say so. Each meeting is processed under its own lock: a worker that finds it taken
-// (or already processed in this round by another worker) skips it and counts it.
+// when the rules say so. Each meeting is claimed for the round under its own lock before the platform
+// is asked (outside any transaction): a worker that finds it taken (or already claimed in this round
+// by another worker) skips it and counts it.
+import type { MeetingState } from "@scribe/contracts";
 import { metrics, type Logger, type Sql } from "@scribe/kit";
 import { closeOpenStays, deactivateMeeting, participantJoined, refreshClientCount } from "./changes";
 import type { MeetingsConfig } from "./config";
@@ -43,17 +45,25 @@ export interface ProcessorDeps {
 }
 
 export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps) {
-  /** One meeting, in one transaction holding its processing lock. `now` is the round's start. */
+  /**
+   * One meeting: claim it for this round (its processing lock, then last_processed_at = the round's
+   * start, committed), ask the platform outside any transaction, then record what follows with the
+   * row locked. `now` is the round's start. A worker that comes second finds the claim and skips.
+   */
   async function processMeeting(id: string, now: Date): Promise<Outcome> {
-    return sql.begin(async (tx): Promise<Outcome> => {
+    const claimed = await sql.begin(async (tx): Promise<Outcome | MeetingState> => {
       if (!(await tryLockMeetingForProcessing(tx, id))) return "held";
       const seen = await meetingById(tx, id);
       // Deactivated (or deleted) since the round listed it: someone else dealt with it.
       if (!seen?.is_active) return "skipped";
       const last = await lastProcessedAt(tx, id);
       if (last && last.getTime() >= now.getTime()) return "skipped";
-      // The platform call runs before the row is locked, so webhooks for it are not held up.
-      const snapshot = await platforms.of(seen.platform).presence(seen);
+      await markProcessed(tx, id, now);
+      return seen;
+    });
+    if (typeof claimed === "string") return claimed;
+    const snapshot = await platforms.of(claimed.platform).presence(claimed);
+    return sql.begin(async (tx): Promise<Outcome> => {
       let meeting = await meetingById(tx, id, { forUpdate: true });
       if (!meeting?.is_active) return "skipped";
       const plan = reconcilePresence(await openStays(tx, id), snapshot);
@@ -72,7 +82,6 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
         now,
         config.MEETING_JOIN_WINDOW_SECONDS,
       );
-      await markProcessed(tx, id, now);
       if (decision.action !== "deactivate") return "processed";
       await deactivateMeeting(tx, meeting, decision.reason, now);
       return "deactivated";
