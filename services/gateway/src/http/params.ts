@@ -5,6 +5,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 
+// Control characters are exactly what this looks for.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Longer than any name or id of the contract (room names, UUIDs, API key ids). */
 const MAX_PATH_PARAM_LENGTH = 1024;
