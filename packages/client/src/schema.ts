@@ -913,9 +913,14 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         LoginResponse: {
+            /** @description Bearer token: send as Authorization: Bearer <token> */
             access_token: string;
-            /** @default bearer */
+            /**
+             * @description Always "bearer"
+             * @default bearer
+             */
             token_type: string;
+            /** @description Seconds until the token expires */
             expires_in: number;
         };
         HTTPValidationError: {
@@ -924,6 +929,7 @@ export interface components {
         ValidationError: {
             loc: (string | number)[];
             msg: string;
+            /** @description Type */
             type: string;
             input?: unknown;
             ctx?: {
@@ -931,288 +937,562 @@ export interface components {
             };
         };
         LoginRequest: {
+            /** @description The account's e-mail address */
             email: string;
+            /** @description The account's password */
             password: string;
         };
         UserInfo: {
+            /** @description The user's id */
             sub: string;
+            /** @description The user's e-mail address (null for API-key callers) */
             email: string | null;
+            /** @description Whether the identity provider verified the e-mail address */
             email_verified: boolean;
         };
         ApiKeyResponse: {
+            /** @description Identifier */
             id: string;
+            /** @description Id of the owning user (null when none) */
             user_id: string;
+            /** @description The key's label */
             name: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
         };
         CreateApiKeyResponse: {
+            /** @description Identifier */
             id: string;
+            /** @description Id of the owning user (null when none) */
             user_id: string;
+            /** @description The key's label */
             name: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The key itself: shown once, send it as X-API-Key */
             key: string;
         };
         CreateApiKeyRequest: {
+            /** @description A label for the key (optional) */
             name?: string | null;
         };
         Page_RoomDetails_: {
+            /** @description The rooms of this page */
             items: components["schemas"]["RoomDetails"][];
+            /** @description How many objects there are in all */
             total: number;
+            /** @description Page number, from 1 */
             page: number;
+            /** @description Page size */
             size: number;
+            /** @description Number of pages */
             pages: number;
         };
         RoomDetails: {
+            /** @description Identifier */
             id: string;
+            /** @description Room name, unique, part of the room's URL */
             name: string;
+            /** @description Id of the owning user (null when none) */
             user_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description Post transcripts of this room to Zulip when they are ready */
             zulip_auto_post: boolean;
+            /** @description Zulip stream to post to */
             zulip_stream: string;
+            /** @description Zulip topic to post to */
             zulip_topic: string;
+            /** @description Whether the room is locked (its meetings are created locked on the platform) */
             is_locked: boolean;
+            /** @description normal or group */
             room_mode: string;
+            /** @description none, local or cloud */
             recording_type: string;
+            /** @description When recording starts: none, prompt, automatic or automatic-2nd-participant */
             recording_trigger: string;
+            /** @description Shared rooms and their transcripts are visible to every user */
             is_shared: boolean;
-            /** @default null */
+            /**
+             * @description ICS calendar feed of the room (null or "" for none)
+             * @default null
+             */
             ics_url: string | null;
-            /** @default 300 */
+            /**
+             * @description How often the ICS feed is fetched, in seconds (requests may give 1 to 60 minutes)
+             * @default 300
+             */
             ics_fetch_interval: number;
-            /** @default false */
+            /**
+             * @description Whether the ICS feed is synced
+             * @default false
+             */
             ics_enabled: boolean;
             /**
              * Format: date-time
+             * @description When the ICS feed was last synced successfully
              * @default null
              */
             ics_last_sync: string | null;
-            /** @default null */
+            /**
+             * @description Hash of the last fetched ICS feed
+             * @default null
+             */
             ics_last_etag: string | null;
-            /** @enum {string} */
+            /**
+             * @description Video platform of the room's meetings
+             * @enum {string}
+             */
             platform: "whereby" | "daily" | "livekit";
-            /** @default false */
+            /**
+             * @description Record without asking participants for consent
+             * @default false
+             */
             skip_consent: boolean;
-            /** @default null */
+            /**
+             * @description Address that gets every transcript of the room
+             * @default null
+             */
             email_transcript_to: string | null;
-            /** @default false */
+            /**
+             * @description Keep the meeting's video, not only its audio
+             * @default false
+             */
             store_video: boolean;
+            /** @description URL called with the room's transcript events ("" for none; null when hidden from non-owners) */
             webhook_url: string | null;
+            /** @description Secret signing the webhook calls ("" generates one; null when hidden from non-owners) */
             webhook_secret: string | null;
         };
         Room: {
+            /** @description Identifier */
             id: string;
+            /** @description Room name, unique, part of the room's URL */
             name: string;
+            /** @description Id of the owning user (null when none) */
             user_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description Post transcripts of this room to Zulip when they are ready */
             zulip_auto_post: boolean;
+            /** @description Zulip stream to post to */
             zulip_stream: string;
+            /** @description Zulip topic to post to */
             zulip_topic: string;
+            /** @description Whether the room is locked (its meetings are created locked on the platform) */
             is_locked: boolean;
+            /** @description normal or group */
             room_mode: string;
+            /** @description none, local or cloud */
             recording_type: string;
+            /** @description When recording starts: none, prompt, automatic or automatic-2nd-participant */
             recording_trigger: string;
+            /** @description Shared rooms and their transcripts are visible to every user */
             is_shared: boolean;
-            /** @default null */
+            /**
+             * @description ICS calendar feed of the room (null or "" for none)
+             * @default null
+             */
             ics_url: string | null;
-            /** @default 300 */
+            /**
+             * @description How often the ICS feed is fetched, in seconds (requests may give 1 to 60 minutes)
+             * @default 300
+             */
             ics_fetch_interval: number;
-            /** @default false */
+            /**
+             * @description Whether the ICS feed is synced
+             * @default false
+             */
             ics_enabled: boolean;
             /**
              * Format: date-time
+             * @description When the ICS feed was last synced successfully
              * @default null
              */
             ics_last_sync: string | null;
-            /** @default null */
+            /**
+             * @description Hash of the last fetched ICS feed
+             * @default null
+             */
             ics_last_etag: string | null;
-            /** @enum {string} */
+            /**
+             * @description Video platform of the room's meetings
+             * @enum {string}
+             */
             platform: "whereby" | "daily" | "livekit";
-            /** @default false */
+            /**
+             * @description Record without asking participants for consent
+             * @default false
+             */
             skip_consent: boolean;
-            /** @default null */
+            /**
+             * @description Address that gets every transcript of the room
+             * @default null
+             */
             email_transcript_to: string | null;
-            /** @default false */
+            /**
+             * @description Keep the meeting's video, not only its audio
+             * @default false
+             */
             store_video: boolean;
         };
         CreateRoom: {
+            /** @description Room name: unique, used in the room's URL (no '/', '?', '#' or whitespace) */
             name: string;
-            /** @default false */
+            /**
+             * @description Post transcripts of this room to Zulip when they are ready
+             * @default false
+             */
             zulip_auto_post?: boolean;
-            /** @default  */
+            /**
+             * @description Zulip stream to post to
+             * @default
+             */
             zulip_stream?: string;
-            /** @default  */
+            /**
+             * @description Zulip topic to post to
+             * @default
+             */
             zulip_topic?: string;
-            /** @default false */
+            /**
+             * @description Whether the room is locked (its meetings are created locked on the platform)
+             * @default false
+             */
             is_locked?: boolean;
-            /** @default normal */
+            /**
+             * @description normal or group
+             * @default normal
+             */
             room_mode?: string;
-            /** @default cloud */
+            /**
+             * @description none, local or cloud
+             * @default cloud
+             */
             recording_type?: string;
-            /** @default automatic-2nd-participant */
+            /**
+             * @description When recording starts: none, prompt, automatic or automatic-2nd-participant
+             * @default automatic-2nd-participant
+             */
             recording_trigger?: string;
-            /** @default false */
+            /**
+             * @description Shared rooms and their transcripts are visible to every user
+             * @default false
+             */
             is_shared?: boolean;
-            /** @default  */
+            /**
+             * @description URL called with the room's transcript events ("" for none; null when hidden from non-owners)
+             * @default
+             */
             webhook_url?: "" | string;
-            /** @default  */
+            /**
+             * @description Secret signing the webhook calls ("" generates one; null when hidden from non-owners)
+             * @default
+             */
             webhook_secret?: string;
+            /** @description ICS calendar feed of the room (null or "" for none) */
             ics_url?: "" | string | null;
             /**
              * @description how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds
              * @default 300
              */
             ics_fetch_interval?: number;
-            /** @default false */
+            /**
+             * @description Whether the ICS feed is synced
+             * @default false
+             */
             ics_enabled?: boolean;
-            /** @enum {string} */
+            /**
+             * @description Video platform of the room's meetings
+             * @enum {string}
+             */
             platform?: "whereby" | "daily" | "livekit";
-            /** @default false */
+            /**
+             * @description Record without asking participants for consent
+             * @default false
+             */
             skip_consent?: boolean;
+            /** @description Address that gets every transcript of the room */
             email_transcript_to?: string | null;
-            /** @default false */
+            /**
+             * @description Keep the meeting's video, not only its audio
+             * @default false
+             */
             store_video?: boolean;
         };
         UpdateRoom: {
+            /** @description Room name: unique, used in the room's URL (no '/', '?', '#' or whitespace) */
             name?: string | null;
+            /** @description Post transcripts of this room to Zulip when they are ready */
             zulip_auto_post?: boolean | null;
+            /** @description Zulip stream to post to */
             zulip_stream?: string | null;
+            /** @description Zulip topic to post to */
             zulip_topic?: string | null;
+            /** @description Whether the room is locked (its meetings are created locked on the platform) */
             is_locked?: boolean | null;
+            /** @description normal or group */
             room_mode?: string | null;
+            /** @description none, local or cloud */
             recording_type?: string | null;
+            /** @description When recording starts: none, prompt, automatic or automatic-2nd-participant */
             recording_trigger?: string | null;
+            /** @description Shared rooms and their transcripts are visible to every user */
             is_shared?: boolean | null;
+            /** @description URL called with the room's transcript events ("" for none; null when hidden from non-owners) */
             webhook_url?: "" | string | null;
+            /** @description Secret signing the webhook calls ("" generates one; null when hidden from non-owners) */
             webhook_secret?: string | null;
+            /** @description ICS calendar feed of the room (null or "" for none) */
             ics_url?: "" | string | null;
             /** @description how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds */
             ics_fetch_interval?: number | null;
+            /** @description Whether the ICS feed is synced */
             ics_enabled?: boolean | null;
-            /** @enum {string|null} */
+            /**
+             * @description Video platform of the room's meetings
+             * @enum {string|null}
+             */
             platform?: "whereby" | "daily" | "livekit" | null;
+            /** @description Record without asking participants for consent */
             skip_consent?: boolean | null;
+            /** @description Address that gets every transcript of the room */
             email_transcript_to?: string | null;
+            /** @description Keep the meeting's video, not only its audio */
             store_video?: boolean | null;
         };
         DeletionStatus: {
+            /** @description "ok" when done */
             status: string;
         };
         ICSSyncResult: {
+            /** @description Outcome of the sync: success, unchanged, error or skipped */
             status: components["schemas"]["SyncStatus"];
-            /** @default null */
+            /**
+             * @description Hash of the fetched feed
+             * @default null
+             */
             hash: string | null;
-            /** @default 0 */
+            /**
+             * @description Events in the feed
+             * @default 0
+             */
             events_found: number;
-            /** @default 0 */
+            /**
+             * @description Events in the feed
+             * @default 0
+             */
             total_events: number;
-            /** @default 0 */
+            /**
+             * @description Events added
+             * @default 0
+             */
             events_created: number;
-            /** @default 0 */
+            /**
+             * @description Events changed
+             * @default 0
+             */
             events_updated: number;
-            /** @default 0 */
+            /**
+             * @description Events removed
+             * @default 0
+             */
             events_deleted: number;
-            /** @default null */
+            /**
+             * @description Error message, if any
+             * @default null
+             */
             error: string | null;
-            /** @default null */
+            /**
+             * @description Why, in words
+             * @default null
+             */
             reason: string | null;
         };
         /** @enum {string} */
         SyncStatus: "success" | "unchanged" | "error" | "skipped";
         ICSStatus: {
-            /** @enum {string} */
+            /**
+             * @description enabled or disabled
+             * @enum {string}
+             */
             status: "enabled" | "disabled";
             /**
              * Format: date-time
+             * @description When the feed was last synced successfully
              * @default null
              */
             last_sync: string | null;
             /**
              * Format: date-time
+             * @description When the next sync is due (last_sync + ics_fetch_interval)
              * @default null
              */
             next_sync: string | null;
-            /** @default null */
+            /**
+             * @description ETag or hash of the last fetched feed
+             * @default null
+             */
             last_etag: string | null;
-            /** @default 0 */
+            /**
+             * @description Events stored for the room
+             * @default 0
+             */
             events_count: number;
             /**
              * Format: date-time
+             * @description When a sync was last tried
              * @default null
              */
             last_attempt: string | null;
+            /** @description Outcome of the last attempt */
             last_result?: components["schemas"]["SyncStatus"] | null;
-            /** @default null */
+            /**
+             * @description Why the last attempt failed, if it did
+             * @default null
+             */
             last_error: string | null;
         };
         CalendarEventResponse: {
+            /** @description Identifier */
             id: string;
+            /** @description Id of the room (null when none) */
             room_id: string;
+            /** @description The event's UID in the feed */
             ics_uid: string;
-            /** @default null */
+            /**
+             * @description Title (null until generated or set)
+             * @default null
+             */
             title: string | null;
-            /** @default null */
+            /**
+             * @description Description
+             * @default null
+             */
             description: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event starts
+             */
             start_time: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event ends
+             */
             end_time: string;
-            /** @default null */
+            /**
+             * @description The event's attendees
+             * @default null
+             */
             attendees: {
                 email?: string | null;
                 name?: string | null;
                 status?: string | null;
                 role?: string | null;
             }[] | null;
-            /** @default null */
+            /**
+             * @description Location
+             * @default null
+             */
             location: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the feed was last synced
+             */
             last_synced: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
         Meeting: {
+            /** @description Identifier */
             id: string;
+            /** @description The meeting's room on the video platform */
             room_name: string;
+            /** @description URL participants open to join */
             room_url: string;
+            /** @description URL with host rights (only for the room's owner) */
             host_room_url: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the meeting started
+             */
             start_date: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the meeting ends
+             */
             end_date: string;
-            /** @default null */
+            /**
+             * @description Id of the owning user (null when none)
+             * @default null
+             */
             user_id: string | null;
-            /** @default null */
+            /**
+             * @description Id of the room (null when none)
+             * @default null
+             */
             room_id: string | null;
-            /** @default false */
+            /**
+             * @description Whether the room is locked (its meetings are created locked on the platform)
+             * @default false
+             */
             is_locked: boolean;
             /**
+             * @description normal or group
              * @default normal
              * @enum {string}
              */
             room_mode: "normal" | "group";
             /**
+             * @description none, local or cloud
              * @default cloud
              * @enum {string}
              */
             recording_type: "none" | "local" | "cloud";
             /**
+             * @description When recording starts: none, prompt, automatic or automatic-2nd-participant
              * @default automatic-2nd-participant
              * @enum {string}
              */
             recording_trigger: "none" | "prompt" | "automatic" | "automatic-2nd-participant";
-            /** @default 0 */
+            /**
+             * @description Participants present
+             * @default 0
+             */
             num_clients: number;
-            /** @default true */
+            /**
+             * @description Whether the meeting is still going on
+             * @default true
+             */
             is_active: boolean;
-            /** @default null */
+            /**
+             * @description Id of the calendar event the meeting was made for
+             * @default null
+             */
             calendar_event_id: string | null;
-            /** @default null */
+            /**
+             * @description Title, description and attendees of that calendar event
+             * @default null
+             */
             calendar_metadata: {
                 title: string | null;
                 description: string | null;
@@ -1231,78 +1511,138 @@ export interface components {
                 /** @default null */
                 location: string | null;
             } | null;
-            /** @enum {string} */
+            /**
+             * @description Video platform of the room's meetings
+             * @enum {string}
+             */
             platform: "whereby" | "daily" | "livekit";
-            /** @default null */
+            /**
+             * @description Where the meeting's composed cloud video is stored
+             * @default null
+             */
             daily_composed_video_s3_key: string | null;
-            /** @default null */
+            /**
+             * @description Length of the composed cloud video in seconds
+             * @default null
+             */
             daily_composed_video_duration: number | null;
-            /** @default false */
+            /**
+             * @description Keep the meeting's video, not only its audio
+             * @default false
+             */
             store_video: boolean;
         };
         CreateRoomMeeting: {
-            /** @default false */
+            /**
+             * @description Start another meeting even if one is active
+             * @default false
+             */
             allow_duplicated?: boolean | null;
         };
         MeetingConsentRequest: {
+            /** @description Whether the participant agrees to be recorded */
             consent_given: boolean;
         };
         StartRecordingRequest: {
-            /** @enum {string} */
+            /**
+             * @description Type
+             * @enum {string}
+             */
             type: "cloud" | "raw-tracks";
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Id of the recording start (UUID): a retry with the same id starts nothing twice
+             */
             instanceId: string;
         };
         AddEmailRecipientRequest: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Address that gets the meeting's transcript when it is ready
+             */
             email: string;
         };
         WherebyWebhookEvent: {
+            /** @description Webhook API version */
             apiVersion: string;
+            /** @description Identifier */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the platform sent the event
+             */
             createdAt: string;
+            /** @description Type */
             type: string;
+            /** @description Event data */
             data: {
                 [key: string]: unknown;
             };
         };
         ConfigResponse: {
+            /** @description Whether posting to Zulip is configured */
             zulip_enabled: boolean;
+            /** @description Whether sending e-mail is configured */
             email_enabled: boolean;
         };
         WebhookTestResult: {
+            /** @description Whether it worked */
             success: boolean;
-            /** @default  */
+            /**
+             * @description What happened, in words
+             * @default
+             */
             message: string;
-            /** @default  */
+            /**
+             * @description Why the test failed, if it did
+             * @default
+             */
             error: string;
-            /** @default null */
+            /**
+             * @description HTTP status the webhook answered
+             * @default null
+             */
             status_code: number | null;
-            /** @default null */
+            /**
+             * @description Start of the webhook's answer
+             * @default null
+             */
             response_preview: string | null;
         };
         SendEmailResponse: {
+            /** @description E-mails sent */
             sent: number;
         };
         SendEmailRequest: {
+            /** @description Address to send the transcript to */
             email: string;
         };
         Stream: {
+            /** @description Zulip stream id */
             stream_id: number;
+            /** @description Name */
             name: string;
         };
         Topic: {
+            /** @description Name */
             name: string;
         };
         AudioWaveform: {
+            /** @description Event data */
             data: number[];
         };
         VideoUrlResponse: {
+            /** @description URL */
             url: string;
-            /** @default null */
+            /**
+             * @description Duration in milliseconds
+             * @default null
+             */
             duration: number | null;
-            /** @default video/mp4 */
+            /**
+             * @description Media type of the file
+             * @default video/mp4
+             */
             content_type: string;
         };
         Body_transcript_record_upload_v1_transcripts__transcript_id__record_upload_post: {
@@ -1310,38 +1650,63 @@ export interface components {
             chunk: string;
         };
         RtcOffer: {
+            /** @description Session description (WebRTC) */
             sdp: string;
+            /** @description Type */
             type: string;
         };
         SearchResponse: {
+            /** @description The matching transcripts of this page, best first */
             results: components["schemas"]["SearchResult"][];
+            /** @description How many transcripts match in all */
             total: number;
+            /** @description The trimmed query (null when browsing) */
             query?: string | null;
+            /** @description Page size */
             limit: number;
+            /** @description Results skipped */
             offset: number;
         };
         SearchResult: {
+            /** @description Identifier */
             id: string;
+            /** @description Title (null until generated or set) */
             title?: string | null;
+            /** @description Id of the owning user (null when none) */
             user_id?: string | null;
+            /** @description Id of the room (null when none) */
             room_id?: string | null;
+            /** @description Name of the room (null when none) */
             room_name?: string | null;
+            /** @description Where the audio came from: room (a meeting), live or file (an upload) */
             source_kind: components["schemas"]["SourceKind"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** @enum {string} */
+            /**
+             * @description State or outcome (see the operation)
+             * @enum {string}
+             */
             status: "idle" | "uploaded" | "recording" | "processing" | "error" | "ended";
+            /** @description Duration in milliseconds */
             duration: number | null;
             search_snippets: string[];
             /** @default 0 */
             total_match_count: number;
+            /** @description Position in the change feed: grows with every change */
             change_seq?: number | null;
         };
         /** @enum {string} */
         SourceKind: "room" | "live" | "file";
         TranscriptWsTranscript: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT";
+            /** @description Event data */
             data: components["schemas"]["TranscriptText"];
         };
         TranscriptText: {
@@ -1349,28 +1714,46 @@ export interface components {
             translation: string | null;
         };
         TranscriptWsTopic: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TOPIC";
+            /** @description Event data */
             data: components["schemas"]["GetTranscriptTopic"];
         };
         GetTranscriptTopic: {
+            /** @description Identifier */
             id: string;
+            /** @description Title (null until generated or set) */
             title: string;
+            /** @description Summary */
             summary: string;
+            /** @description Time in seconds from the start */
             timestamp: number;
+            /** @description Duration in milliseconds */
             duration: number | null;
+            /** @description The transcript in the requested format */
             transcript: string;
-            /** @default [] */
+            /**
+             * @description The topic's text by speaker segment
+             * @default []
+             */
             segments: components["schemas"]["GetTranscriptSegmentTopic"][];
         };
         GetTranscriptSegmentTopic: {
             text: string;
             start: number;
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker: number;
         };
         TranscriptWsStatus: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "STATUS";
+            /** @description Event data */
             data: components["schemas"]["TranscriptWsStatusData"];
         };
         TranscriptWsStatusData: {
@@ -1378,152 +1761,264 @@ export interface components {
             value: "idle" | "uploaded" | "recording" | "processing" | "error" | "ended";
         };
         TranscriptWsFinalTitle: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "FINAL_TITLE";
+            /** @description Event data */
             data: components["schemas"]["TranscriptFinalTitle"];
         };
         TranscriptFinalTitle: {
+            /** @description Title (null until generated or set) */
             title: string;
         };
         TranscriptWsFinalLongSummary: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "FINAL_LONG_SUMMARY";
+            /** @description Event data */
             data: components["schemas"]["TranscriptFinalLongSummary"];
         };
         TranscriptFinalLongSummary: {
+            /** @description Long summary (null until generated or set) */
             long_summary: string;
         };
         TranscriptWsFinalShortSummary: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "FINAL_SHORT_SUMMARY";
+            /** @description Event data */
             data: components["schemas"]["TranscriptFinalShortSummary"];
         };
         TranscriptFinalShortSummary: {
+            /** @description Short summary (null until generated or set) */
             short_summary: string;
         };
         TranscriptWsActionItems: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "ACTION_ITEMS";
+            /** @description Event data */
             data: components["schemas"]["TranscriptActionItems"];
         };
         TranscriptActionItems: {
+            /** @description Decisions and next steps found in the meeting (null when none were generated) */
             action_items: {
                 [key: string]: unknown;
             };
         };
         TranscriptWsDuration: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "DURATION";
+            /** @description Event data */
             data: components["schemas"]["TranscriptDuration"];
         };
         TranscriptDuration: {
+            /** @description Duration in milliseconds */
             duration: number;
         };
         TranscriptWsWaveform: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "WAVEFORM";
+            /** @description Event data */
             data: components["schemas"]["TranscriptWaveform"];
         };
         TranscriptWaveform: {
             waveform: number[];
         };
         UserWsTranscriptCreated: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_CREATED";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptCreatedData"];
         };
         UserTranscriptCreatedData: {
+            /** @description Identifier */
             id: string;
         };
         UserWsTranscriptDeleted: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_DELETED";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptDeletedData"];
         };
         UserTranscriptDeletedData: {
+            /** @description Identifier */
             id: string;
         };
         UserWsTranscriptRestored: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_RESTORED";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptRestoredData"];
         };
         UserTranscriptRestoredData: {
+            /** @description Identifier */
             id: string;
         };
         UserWsTranscriptStatus: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_STATUS";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptStatusData"];
         };
         UserTranscriptStatusData: {
+            /** @description Identifier */
             id: string;
             /** @enum {string} */
             value: "idle" | "uploaded" | "recording" | "processing" | "error" | "ended";
         };
         UserWsTranscriptFinalTitle: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_FINAL_TITLE";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptFinalTitleData"];
         };
         UserTranscriptFinalTitleData: {
+            /** @description Identifier */
             id: string;
+            /** @description Title (null until generated or set) */
             title: string;
         };
         UserWsTranscriptDuration: {
-            /** @enum {string} */
+            /**
+             * @description The event
+             * @enum {string}
+             */
             event: "TRANSCRIPT_DURATION";
+            /** @description Event data */
             data: components["schemas"]["UserTranscriptDurationData"];
         };
         UserTranscriptDurationData: {
+            /** @description Identifier */
             id: string;
+            /** @description Duration in milliseconds */
             duration: number;
         };
         Page_GetTranscriptMinimal_: {
+            /** @description The transcripts of this page */
             items: components["schemas"]["GetTranscriptMinimal"][];
+            /** @description How many objects there are in all */
             total: number;
+            /** @description Page number, from 1 */
             page: number;
+            /** @description Page size */
             size: number;
+            /** @description Number of pages */
             pages: number;
         };
         GetTranscriptMinimal: {
+            /** @description Identifier */
             id: string;
+            /** @description Id of the owning user (null when none) */
             user_id: string | null;
+            /** @description Name */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description State or outcome (see the operation)
+             * @enum {string}
+             */
             status: "idle" | "uploaded" | "recording" | "processing" | "error" | "ended";
+            /** @description Locked transcripts refuse new uploads and processing */
             locked: boolean;
+            /** @description Duration in milliseconds */
             duration: number;
+            /** @description Title (null until generated or set) */
             title: string | null;
+            /** @description Short summary (null until generated or set) */
             short_summary: string | null;
+            /** @description Long summary (null until generated or set) */
             long_summary: string | null;
+            /** @description When it was created (ISO 8601, UTC) */
             created_at: string;
-            /** @default private */
+            /**
+             * @description Who may read the transcript: private, semi-private (signed-in users) or public
+             * @default private
+             */
             share_mode: string;
+            /** @description Language spoken (ISO 639-1) */
             source_language: string | null;
+            /** @description Language of the transcript (ISO 639-1) */
             target_language: string | null;
+            /** @description Whether someone reviewed the transcript */
             reviewed: boolean;
+            /** @description Id of the meeting */
             meeting_id: string | null;
+            /** @description Where the audio came from: room (a meeting), live or file (an upload) */
             source_kind: components["schemas"]["SourceKind"];
-            /** @default null */
+            /**
+             * @description Id of the room (null when none)
+             * @default null
+             */
             room_id: string | null;
-            /** @default null */
+            /**
+             * @description Name of the room (null when none)
+             * @default null
+             */
             room_name: string | null;
-            /** @default null */
+            /**
+             * @description Whether the audio was deleted (e.g. consent refused)
+             * @default null
+             */
             audio_deleted: boolean | null;
-            /** @default null */
+            /**
+             * @description Position in the change feed: grows with every change
+             * @default null
+             */
             change_seq: number | null;
-            /** @default false */
+            /**
+             * @description Whether the meeting has a composed cloud video
+             * @default false
+             */
             has_cloud_video: boolean;
-            /** @default null */
+            /**
+             * @description Length of that video in seconds
+             * @default null
+             */
             cloud_video_duration: number | null;
+            /** @description When it was moved to the trash (null when not) */
             deleted_at?: string | null;
         };
         GetTranscriptWithText: components["schemas"]["GetTranscriptWithParticipants"] & {
-            /** @enum {string} */
+            /**
+             * @description Format of `transcript`: text, text-timestamped, webvtt-named or json
+             * @enum {string}
+             */
             transcript_format: "text";
+            /** @description The transcript in the requested format */
             transcript: string;
-            /** @default null */
+            /**
+             * @description Decisions and next steps found in the meeting (null when none were generated)
+             * @default null
+             */
             action_items: {
                 decisions: {
                     decision: string;
@@ -1554,24 +2049,41 @@ export interface components {
             transcript_format: "text";
         };
         TranscriptParticipantWithEmail: components["schemas"]["TranscriptParticipant"] & {
-            /** @default null */
+            /**
+             * @description E-mail address
+             * @default null
+             */
             email: string | null;
         };
         TranscriptParticipant: {
+            /** @description Identifier */
             id?: string;
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker: number | null;
+            /** @description Name */
             name: string;
-            /** @default null */
+            /**
+             * @description Id of the owning user (null when none)
+             * @default null
+             */
             user_id?: string | null;
         };
         GetTranscriptWithParticipants: components["schemas"]["GetTranscriptMinimal"] & {
+            /** @description The people speaking, with their speaker numbers */
             participants: components["schemas"]["TranscriptParticipantWithEmail"][] | null;
         };
         GetTranscriptWithTextTimestamped: components["schemas"]["GetTranscriptWithParticipants"] & {
-            /** @enum {string} */
+            /**
+             * @description Format of `transcript`: text, text-timestamped, webvtt-named or json
+             * @enum {string}
+             */
             transcript_format: "text-timestamped";
+            /** @description The transcript in the requested format */
             transcript: string;
-            /** @default null */
+            /**
+             * @description Decisions and next steps found in the meeting (null when none were generated)
+             * @default null
+             */
             action_items: {
                 decisions: {
                     decision: string;
@@ -1602,10 +2114,17 @@ export interface components {
             transcript_format: "text-timestamped";
         };
         GetTranscriptWithWebVTTNamed: components["schemas"]["GetTranscriptWithParticipants"] & {
-            /** @enum {string} */
+            /**
+             * @description Format of `transcript`: text, text-timestamped, webvtt-named or json
+             * @enum {string}
+             */
             transcript_format: "webvtt-named";
+            /** @description The transcript in the requested format */
             transcript: string;
-            /** @default null */
+            /**
+             * @description Decisions and next steps found in the meeting (null when none were generated)
+             * @default null
+             */
             action_items: {
                 decisions: {
                     decision: string;
@@ -1636,10 +2155,17 @@ export interface components {
             transcript_format: "webvtt-named";
         };
         GetTranscriptWithJSON: components["schemas"]["GetTranscriptWithParticipants"] & {
-            /** @enum {string} */
+            /**
+             * @description Format of `transcript`: text, text-timestamped, webvtt-named or json
+             * @enum {string}
+             */
             transcript_format: "json";
+            /** @description The transcript in the requested format */
             transcript: components["schemas"]["TranscriptSegment"][];
-            /** @default null */
+            /**
+             * @description Decisions and next steps found in the meeting (null when none were generated)
+             * @default null
+             */
             action_items: {
                 decisions: {
                     decision: string;
@@ -1670,6 +2196,7 @@ export interface components {
             transcript_format: "json";
         };
         TranscriptSegment: {
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker: number;
             speaker_name: string;
             text: string;
@@ -1677,62 +2204,103 @@ export interface components {
             end: number;
         };
         GetTranscriptTopicWithWords: components["schemas"]["GetTranscriptTopic"] & {
-            /** @default [] */
+            /**
+             * @description The topic's words with their times and speakers
+             * @default []
+             */
             words: components["schemas"]["Word"][];
         };
         Word: {
             text: string;
             start: number;
             end: number;
-            /** @default 0 */
+            /**
+             * @description Speaker number in the audio (null when not assigned)
+             * @default 0
+             */
             speaker: number;
         };
         GetTranscriptTopicWithWordsPerSpeaker: components["schemas"]["GetTranscriptTopic"] & {
-            /** @default [] */
+            /**
+             * @description The topic's words grouped by consecutive speaker
+             * @default []
+             */
             words_per_speaker: components["schemas"]["SpeakerWords"][];
         };
         SpeakerWords: {
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker: number;
+            /** @description The topic's words with their times and speakers */
             words: components["schemas"]["Word"][];
         };
         Participant: {
+            /** @description Identifier */
             id: string;
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker: number | null;
+            /** @description Name */
             name: string;
         };
         CreateTranscript: {
+            /** @description Transcript name shown in lists */
             name: string;
-            /** @default en */
+            /**
+             * @description Language spoken (ISO 639-1)
+             * @default en
+             */
             source_language?: string;
-            /** @default en */
+            /**
+             * @description Language of the transcript (ISO 639-1)
+             * @default en
+             */
             target_language?: string;
+            /** @description Where the audio came from: room (a meeting), live or file (an upload) */
             source_kind?: components["schemas"]["SourceKind"] | null;
         };
         UpdateTranscript: {
+            /** @description Transcript name shown in lists (null: unchanged) */
             name?: string | null;
+            /** @description Locked transcripts refuse new uploads and processing (null: unchanged) */
             locked?: boolean | null;
+            /** @description Title (null until generated or set) */
             title?: string | null;
+            /** @description Short summary (null until generated or set) */
             short_summary?: string | null;
+            /** @description Long summary (null until generated or set) */
             long_summary?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Who may read the transcript: private, semi-private (signed-in users) or public (null: unchanged)
+             * @enum {string|null}
+             */
             share_mode?: "public" | "semi-private" | "private" | null;
+            /** @description Replaces the whole participant list; entries without id get one */
             participants?: components["schemas"]["TranscriptParticipant"][] | null;
+            /** @description Whether someone reviewed the transcript (null: unchanged) */
             reviewed?: boolean | null;
+            /** @description Whether the audio was deleted (e.g. consent refused) */
             audio_deleted?: boolean | null;
         };
         ProcessStatus: {
+            /** @description "ok" when processing was started */
             status: string;
         };
         TranscriptRuns: {
+            /** @description Processing runs, newest first */
             runs: components["schemas"]["TranscriptRun"][];
         };
         TranscriptRun: {
+            /** @description Identifier */
             id: string;
             workflow: string;
-            /** @enum {string} */
+            /**
+             * @description State or outcome (see the operation)
+             * @enum {string}
+             */
             status: "running" | "succeeded" | "failed" | "cancelled";
+            /** @description Error message, if any */
             error: string | null;
             error_step: string | null;
+            /** @description When it was created (ISO 8601, UTC) */
             created_at: string;
             finished_at: string | null;
             duration_ms: number | null;
@@ -1741,34 +2309,49 @@ export interface components {
         TranscriptRunStep: {
             step: string;
             index: number | null;
-            /** @enum {string} */
+            /**
+             * @description State or outcome (see the operation)
+             * @enum {string}
+             */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             attempts: number;
             max_attempts: number;
+            /** @description Why the last attempt failed, if it did */
             last_error: string | null;
             started_at: string | null;
             finished_at: string | null;
             duration_ms: number | null;
         };
         CreateParticipant: {
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker?: number | null;
+            /** @description Participant's display name */
             name: string;
         };
         UpdateParticipant: {
+            /** @description Speaker number in the audio (null when not assigned) */
             speaker?: number | null;
+            /** @description Participant's display name (null: unchanged) */
             name?: string | null;
         };
         SpeakerAssignmentStatus: {
+            /** @description State or outcome (see the operation) */
             status: string;
         };
         SpeakerAssignment: {
+            /** @description Speaker number to assign (exactly one of speaker / participant) */
             speaker?: number | null;
+            /** @description Participant id to assign (exactly one of speaker / participant) */
             participant?: string | null;
+            /** @description Start of the range, seconds from the start of the audio */
             timestamp_from: number;
+            /** @description End of the range, seconds from the start of the audio */
             timestamp_to: number;
         };
         SpeakerMerge: {
+            /** @description Speaker number to merge away */
             speaker_from: number;
+            /** @description Speaker number to merge into */
             speaker_to: number;
         };
     };
@@ -1796,6 +2379,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description State or outcome (see the operation) */
                         status: string;
                     };
                 };
@@ -2006,6 +2590,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description State or outcome (see the operation) */
                         status: string;
                     };
                 };
@@ -3046,8 +3631,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "success";
+                        /** @description Id of the stored consent answer */
                         consent_id: string;
                     };
                 };
@@ -3117,8 +3706,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "success";
+                        /** @description Id of the meeting */
                         meeting_id: string;
                     };
                 };
@@ -3192,14 +3785,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "ok";
+                        /** @description The platform's answer */
                         result: {
                             [key: string]: unknown;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "already_active";
+                        /** @description Id of the recording start (UUID): a retry with the same id starts nothing twice */
                         instanceId: string;
                     };
                 };
@@ -3309,8 +3910,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "success";
+                        /** @description Addresses that get the meeting's transcript */
                         email_recipients: {
                             email: string;
                             include_link: boolean;
@@ -3381,7 +3986,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "ok";
                     };
                 };
@@ -3420,7 +4028,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description State or outcome (see the operation)
+                         * @enum {string}
+                         */
                         status: "ok";
                     };
                 };

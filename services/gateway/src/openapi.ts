@@ -5,6 +5,7 @@ import { BaseConfig, createLogger } from "@scribe/kit";
 import { createApp } from "./app";
 import { GatewayConfig } from "./config";
 import { CREDENTIAL_FREE_PATHS, type AppEnv, type GatewayDeps } from "./http/context";
+import { describeProperties } from "./openapi-descriptions";
 import { describeOperations } from "./openapi-operations";
 import { nullableReferences, requiredMatchesTheWire } from "./openapi-shape";
 
@@ -22,6 +23,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
   nullableReferences(document);
   requiredMatchesTheWire(document);
   describeOperations(document, CREDENTIAL_FREE_PATHS);
+  describeProperties(document);
   return document;
 }
 

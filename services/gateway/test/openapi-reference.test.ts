@@ -71,7 +71,7 @@ describe("the OpenAPI document", () => {
       if (all?.some((s) => Array.isArray(s.type) && (s.type as string[]).includes("null"))) problems.push(at);
     });
     expect(problems).toEqual([]);
-    expect((document.components.schemas.CreateTranscript!.properties as Json).source_kind).toEqual({
+    expect((document.components.schemas.CreateTranscript!.properties as Json).source_kind).toMatchObject({
       anyOf: [{ $ref: "#/components/schemas/SourceKind" }, { type: "null" }],
     });
   });
@@ -86,6 +86,26 @@ describe("the OpenAPI document", () => {
 
   it("lists a response's always-sent defaulted properties as required", () => {
     expect(document.components.schemas.Room!.required).toEqual(expect.arrayContaining(["ics_url", "ics_fetch_interval", "email_transcript_to"]));
+  });
+
+  it("describes every property of request bodies and of successful answers' top level", () => {
+    const schemas = document.components.schemas;
+    const propertiesOf = (schema: Json | undefined): [string, Json][] => {
+      if (!schema) return [];
+      if (typeof schema.$ref === "string") return propertiesOf(schemas[schema.$ref.split("/").pop()!]);
+      if (schema.type === "array") return propertiesOf(schema.items as Json);
+      const parts = [...((schema.allOf as Json[]) ?? []), ...((schema.anyOf as Json[]) ?? []), ...((schema.oneOf as Json[]) ?? [])];
+      return [...Object.entries((schema.properties as Record<string, Json>) ?? {}), ...parts.flatMap(propertiesOf)];
+    };
+    const undescribed = new Set<string>();
+    for (const { name, operation } of operations) {
+      const body = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content?.["application/json"]?.schema;
+      const answer = (operation.responses?.["200"]?.content as Record<string, { schema?: Json }> | undefined)?.["application/json"]?.schema;
+      for (const [property, schema] of [...propertiesOf(body), ...propertiesOf(answer)]) {
+        if (typeof schema.description !== "string" || !schema.description) undescribed.add(`${name}: ${property}`);
+      }
+    }
+    expect([...undescribed]).toEqual([]);
   });
 
   it("declares GET /metrics as Prometheus text", () => {
