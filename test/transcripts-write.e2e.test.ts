@@ -45,6 +45,8 @@ async function create(as: Client, body: Record<string, unknown> = {}) {
   return expectStatus(await as("/v1/transcripts", send("POST", { name: "Standup", ...body })), 200);
 }
 
+const transcriptOf = (e: { data: Record<string, unknown> }) => e.data.transcript_id ?? (e.data.transcript as { id?: string } | undefined)?.id;
+
 describe("POST /v1/transcripts", () => {
   const transcript = (transcript_id: string) => ({ params: { path: { transcript_id } } });
 
@@ -163,15 +165,23 @@ describe("delete, restore, destroy", () => {
     expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ id: t.id });
 
     await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
+    // The owner's user socket hears of it: created, deleted (once), restored, deleted.
+    const lifecycle = await eventually(async () => {
+      const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => transcriptOf(e) === t.id && e.type === "transcript.lifecycle.changed");
+      return evs.length === 4 ? evs : null;
+    });
+    expect(lifecycle.map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
     expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 200)).toEqual({ status: "ok" });
     expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
     expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
     expect((await alice(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(404);
 
-    // The owner's user socket hears of it: created, deleted (once), restored, deleted; destroyed.
-    const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => (e.data.transcript_id ?? (e.data.transcript as { id?: string })?.id) === t.id);
-    expect(events.filter((e) => e.type === "transcript.lifecycle.changed").map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
-    expect(events.filter((e) => e.type === "transcript.destroyed").map((e) => e.data.reason)).toEqual(["user"]);
+    // Once destroyed, only the tombstone stays on the stream (the history is purged, SECURITY.md).
+    const after = await eventually(async () => {
+      const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => transcriptOf(e) === t.id);
+      return evs.length === 1 ? evs : null;
+    });
+    expect(after.map((e) => [e.type, e.data.reason])).toEqual([["transcript.destroyed", "user"]]);
   });
 
   it("is the owner's: 403 for others (after the 400 on restore/destroy), 404 unknown, 401 anonymous", async () => {

@@ -6,6 +6,7 @@ import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
+import { registerShredder } from "./shred";
 import { startLiveRecording } from "./live/index";
 import { pipelineDeps } from "./pipeline-deps";
 import { startPipelineWorkers } from "./pipelines/index";
@@ -20,6 +21,7 @@ export const transcriptionService = defineService({
     registerCommands(rt.rpc, rt.sql, rt.log, rt.clock);
     registerRunQueries(rt.rpc, rt.sql);
     registerConsumers(rt);
+    registerShredder(rt);
     const port = new DbTranscriptPort(rt.sql, rt.log, rt.clock);
     const deps = pipelineDeps(rt.config, rt.bus, rt.log);
     await startPipelineWorkers(rt, port, { ...deps, worker: { concurrency: pipelineConcurrency(rt.config) } });

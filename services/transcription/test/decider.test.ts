@@ -112,11 +112,12 @@ describe("API edits", () => {
       { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "restored" } },
     ]);
   });
-  it("a user destroys only a soft-deleted transcript; retention destroys any, announced with the next version", () => {
+  it("a user destroys only a soft-deleted transcript; retention destroys any, announced with the next version and no content", () => {
     given([createdEv()]).when({ type: "destroy", reason: "user", now }).thenThrows(refusedAs("rejected", "Transcript must be soft-deleted first"));
-    given([createdEv()]).when({ type: "destroy", reason: "retention", now }).then([
-      { type: "transcript.destroyed", data: { transcript: { ...initial(), version: 2, updated_at: at }, reason: "retention" } },
-    ]);
+    const contentFree = { name: "", title: null, short_summary: null, long_summary: null, action_items: null, participants: [], webvtt: null };
+    given([createdEv({ title: "Secret plans", participants: [{ id: "a", name: "A", speaker: 0, user_id: null }] })])
+      .when({ type: "destroy", reason: "retention", now })
+      .then([{ type: "transcript.destroyed", data: { transcript: { ...initial(), ...contentFree, version: 2, updated_at: at }, reason: "retention" } }]);
     const gone = evolveAll(transcriptDecider, [createdEv(), { type: "transcript.destroyed", data: { transcript: initial(), reason: "retention" } }]);
     expect(gone).toBeNull();
   });

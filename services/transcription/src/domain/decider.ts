@@ -186,7 +186,7 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       ];
     case "destroy":
       if (command.reason === "user" && s.deleted_at === null) throw new RuleError("rejected", "Transcript must be soft-deleted first");
-      return [{ type: "transcript.destroyed", data: { transcript: { ...s, version: s.version + 1, updated_at: command.now.toISOString() }, reason: command.reason } }];
+      return [{ type: "transcript.destroyed", data: { transcript: contentFree({ ...s, version: s.version + 1, updated_at: command.now.toISOString() }), reason: command.reason } }];
     case "setShareMode":
       return changed(a, command.now, { state: { ...s, share_mode: command.share_mode } });
     case "addParticipant":
@@ -287,6 +287,14 @@ function withTopic(topics: TopicRecord[] | null, position: number, topic: TopicR
   const next = [...loaded(topics, "topics")];
   next[position] = topic;
   return next;
+}
+
+/**
+ * The state a destroyed transcript leaves on the bus: its history there is purged (shred.ts) and
+ * this tombstone must hold nothing that was said or written (issue 15.13).
+ */
+function contentFree(s: TranscriptState): TranscriptState {
+  return { ...s, name: "", title: null, short_summary: null, long_summary: null, action_items: null, participants: [], webvtt: null };
 }
 
 /** null: the transcript does not exist (never created, or destroyed). */
