@@ -9,3 +9,4 @@ export * from "./recordings";
 export * from "./transcripts";
 export * from "./notifications";
 export * from "./search";
+export * from "./events-catalog";
