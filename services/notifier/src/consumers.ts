@@ -14,10 +14,10 @@ import {
   cancelPending,
   insertDelivery,
   meetingById,
+  meetingCopy,
   notifyWork,
   roomById,
   roomCopy,
-  upsertMeeting,
   upsertTranscript,
   type NewDelivery,
 } from "./store";
@@ -87,11 +87,11 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "MEETINGS",
     deliverPolicy: "all",
     handlers: {
-      "meeting.created": async (tx, ev) => upsertMeeting(tx, ev.data, false),
-      "meeting.updated": async (tx, ev) => upsertMeeting(tx, ev.data, false),
-      "meeting.deactivated": async (tx, ev) => upsertMeeting(tx, ev.data, false),
-      "meeting.email_recipient.added": async (tx, ev) => upsertMeeting(tx, ev.data.meeting, false),
-      "meeting.deleted": async (tx, ev) => upsertMeeting(tx, ev.data, true),
+      "meeting.created": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
+      "meeting.updated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
+      "meeting.deactivated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
+      "meeting.email_recipient.added": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data.meeting, false)),
+      "meeting.deleted": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, true)),
     },
   });
 

@@ -49,16 +49,23 @@ export async function roomById(db: Db, id: string): Promise<RoomCopy | null> {
   return r ?? null;
 }
 
-export async function upsertMeeting(db: Db, m: MeetingState, deleted: boolean): Promise<void> {
-  const recipients = JSON.stringify(m.email_recipients);
-  const calendar = m.calendar_metadata === null ? null : JSON.stringify(m.calendar_metadata);
-  await db`insert into meeting (id, room_id, email_recipients, calendar_event_id, calendar_metadata, version, deleted)
-    values (${m.id}, ${m.room_id}, ${recipients}::text::jsonb, ${m.calendar_event_id}, ${calendar}::text::jsonb, ${m.version}, ${deleted})
-    on conflict (id) do update set room_id = excluded.room_id, email_recipients = excluded.email_recipients,
-      calendar_event_id = excluded.calendar_event_id, calendar_metadata = excluded.calendar_metadata,
-      version = excluded.version, deleted = excluded.deleted
-    where meeting.version < excluded.version or (meeting.version = excluded.version and excluded.deleted and not meeting.deleted)`;
-}
+/** Who asked for the e-mailed transcript, and the calendar event; a deleted meeting stays as a tombstone. */
+export const meetingCopy = defineEntityCopy<MeetingCopy, MeetingState, never>({
+  kind: "meeting",
+  table: "meeting",
+  columns: ["id", "room_id", "email_recipients", "calendar_event_id", "calendar_metadata", "version", "deleted"],
+  jsonColumns: ["email_recipients", "calendar_metadata"],
+  lookups: ["id"],
+  rowOf: (m, deleted) => ({
+    id: m.id,
+    room_id: m.room_id,
+    email_recipients: m.email_recipients,
+    calendar_event_id: m.calendar_event_id,
+    calendar_metadata: m.calendar_metadata,
+    version: m.version,
+    deleted,
+  }),
+});
 
 const MeetingRow = z.object({
   id: z.string(),

@@ -24,6 +24,8 @@ export interface EntityCopyDefinition<Row extends CopyRow, State, O extends RpcO
   table: string;
   /** The columns the copy takes from the owner's state (with id, version and deleted). */
   columns: readonly (keyof Row & string)[];
+  /** Columns stored as jsonb (sent as JSON text: postgres.js would send an array as a Postgres array). */
+  jsonColumns?: readonly (keyof Row & string)[];
   /** Columns a request may look the entity up by (unique among live rows), e.g. id and name. */
   lookups: readonly (keyof Row & string)[];
   rowOf(state: State, deleted: boolean): CopyRow & Partial<Row>;
@@ -54,7 +56,12 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
   def: EntityCopyDefinition<Row, State, O>,
 ): EntityCopy<Row, State> {
   const updatable = def.columns.filter((c) => c !== "id");
-  const upsert = async (tx: Tx, row: Record<string, unknown>) => {
+  const upsert = async (tx: Tx, state: Record<string, unknown>) => {
+    const row = { ...state };
+    for (const c of def.jsonColumns ?? []) {
+      // null stays SQL NULL (not the JSON value null), as the columns' readers expect.
+      if (row[c] !== null && row[c] !== undefined) row[c] = tx`${JSON.stringify(row[c])}::text::jsonb`;
+    }
     const assignments = updatable.map((c) => `"${c}" = excluded."${c}"`).join(", ");
     const guard = `"${def.table}".version < excluded.version or ("${def.table}".version = excluded.version and excluded.deleted and not "${def.table}".deleted)`;
     const rows = await tx`
