@@ -6,7 +6,8 @@ import { eventually } from "@scribe/kit/testing";
 import { request } from "node:http";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, type TestSystem } from "./support/system";
+import { TEST_SECRET, startSystem, type TestSystem } from "./support/system";
+import { SignJWT } from "jose";
 import { TranscriptWriter } from "./support/transcripts";
 import { mustOpen, openSocket, type WsMessage } from "./support/websocket";
 
@@ -194,6 +195,15 @@ describe("GET(ws) /v1/events", () => {
       const s = await mustOpen(sys.baseUrl, "/v1/events", protocols);
       expect((await s.closedWith()).code).toBe(4401);
     }
+  });
+
+  it("closes a user socket with 4401 when its token expires", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const shortLived = await new SignJWT({ email: null }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject("alice")
+      .setExpirationTime(now + 2).sign(new TextEncoder().encode(TEST_SECRET));
+    const s = await mustOpen(sys.baseUrl, "/v1/events", ["bearer", shortLived]);
+    expect(s.protocol).toBe("bearer");
+    expect(await s.closedWith()).toEqual({ code: 4401, reason: "Token expired" });
   });
 
   it("relays STATUS, FINAL_TITLE and DURATION of the user's own transcripts only, as TRANSCRIPT_*", async () => {

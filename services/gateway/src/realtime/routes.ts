@@ -5,6 +5,7 @@ import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { ANONYMOUS, projectionOps } from "@scribe/contracts";
 import { isAppError, streamBounds } from "@scribe/kit";
 import type { Context } from "hono";
+import { decodeJwt } from "jose";
 import { call, type AppEnv } from "../http/context";
 import { json } from "../routes/responses";
 import { TranscriptWsMessage, UserWsMessage } from "./messages";
@@ -16,6 +17,12 @@ const upgradeRequired = { 426: json(UpgradeRequired, "Not a WebSocket handshake:
 const DETAIL = "Upgrade Required: this path is a WebSocket";
 
 const isUpgrade = (c: Context<AppEnv>) => c.req.header("upgrade")?.toLowerCase() === "websocket";
+
+/** When a verified token stops being valid (its `exp`), or null when it never does. */
+function tokenExpiry(token: string): Date | null {
+  const { exp } = decodeJwt(token);
+  return typeof exp === "number" ? new Date(exp * 1000) : null;
+}
 
 export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | undefined): void {
   if (realtime) {
@@ -37,7 +44,7 @@ export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | un
       if (!isUpgrade(c)) return next();
       const token = bearerFromProtocols(c.req.header("sec-websocket-protocol"));
       const caller = token ? await c.get("deps").auth.verifyToken(token).catch(unauthenticatedAsNull) : null;
-      return realtime.acceptUserSocket(c, caller?.userId ?? null);
+      return realtime.acceptUserSocket(c, caller?.userId ?? null, caller && token ? tokenExpiry(token) : null);
     });
   }
 

@@ -156,9 +156,11 @@ export class Realtime {
   }
 
   /** Accepts a user socket: `userId` null is answered with close code 4401 right after the upgrade. */
-  acceptUserSocket(c: Context<AppEnv>, userId: string | null): Promise<Response> {
+  /** `expiresAt`: the token's expiry, when the socket is closed (4401) — a socket never outlives its credentials. */
+  acceptUserSocket(c: Context<AppEnv>, userId: string | null, expiresAt: Date | null): Promise<Response> {
     const log = c.get("log").child({ userId, socket: "user" });
     let remove: (() => void) | null = null;
+    let expiry: NodeJS.Timeout | null = null;
     return this.upgrader().upgradeWebSocket(
       c,
       {
@@ -170,8 +172,14 @@ export class Realtime {
           if (this.closing) return raw.close(GOING_AWAY, "Server shutting down");
           openSockets.inc({ socket: "user" });
           remove = this.hub.add(userId, sender(raw, log));
+          if (expiresAt) {
+            // setTimeout holds at most ~24.8 days; tokens living longer are cut then (clients reconnect).
+            const ms = Math.min(Math.max(0, expiresAt.getTime() - Date.now()), 2 ** 31 - 1);
+            expiry = setTimeout(() => raw.close(CLOSE_UNAUTHENTICATED, "Token expired"), ms);
+          }
         },
         onClose: () => {
+          if (expiry) clearTimeout(expiry);
           if (!remove) return;
           remove();
           openSockets.dec({ socket: "user" });
