@@ -1,6 +1,7 @@
 // API keys end to end (api.md §2.3, behaviour §6.7): shown once, stored only as a keyed hash,
 // sent in X-API-Key, the caller's own only, and a deleted key stops working at once.
 import { createHmac } from "node:crypto";
+import { ScribeApiError, ok } from "@scribe/client";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRET, startSystem, type Client, type TestSystem } from "./support/system";
@@ -25,6 +26,17 @@ afterAll(async () => {
 });
 
 describe("API keys", () => {
+  it("authenticate the typed client (X-API-Key), which reports a refusal as a ScribeApiError", async () => {
+    const { id, key } = await sys.createApiKey("alice", "typed");
+    const api = sys.clientWithApiKey(key);
+    expect(await ok(api.GET("/v1/me"))).toMatchObject({ sub: "alice", email: null });
+    expect((await ok(api.GET("/v1/user/api-keys"))).map((k) => k.id)).toContain(id);
+    await ok(api.DELETE("/v1/user/api-keys/{key_id}", { params: { path: { key_id: id } } }));
+    const refused = await ok(api.GET("/v1/user/api-keys")).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ScribeApiError);
+    expect(refused).toMatchObject({ status: 401, detail: expect.any(String) });
+  });
+
   it("shows a new key once: 64 URL-safe characters with its id, owner, name and creation time", async () => {
     const res = await alice("/v1/user/api-keys", post({ name: "ci" }));
     expect(res.status).toBe(200);
