@@ -1,5 +1,7 @@
-import { eventually } from "@scribe/kit/testing";
-import { getRun, startRun, workflow } from "@scribe/workflow";
+import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import { INTERNAL_CALLER } from "@scribe/contracts";
+import { createLogger, rpcCall, RpcServer } from "@scribe/kit";
+import { getRun, runOps, serveRunOps, startRun, workflow } from "@scribe/workflow";
 import { workflowTestEnv, type WorkflowSchema, type WorkflowTestEnv } from "@scribe/workflow/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -9,6 +11,7 @@ const schema = "clitest";
 let env: WorkflowTestEnv;
 let s: WorkflowSchema;
 let healthy = false;
+let rpc: RpcServer;
 
 const wf = workflow("cli", z.object({ n: z.number() }))
   .step("fetch", {}, async (ctx) => ctx.input.n)
@@ -25,12 +28,18 @@ beforeAll(async () => {
   env = await workflowTestEnv("cliruns");
   s = await env.openSchema(schema);
   await s.worker([wf, blocking]);
+  // The service that runs these workflows answers for them (as transcription does in production).
+  rpc = new RpcServer(env.bus, createLogger("clitest", "silent"), schema);
+  serveRunOps(rpc, s.sql, schema);
 });
-afterAll(async () => env.close());
+afterAll(async () => {
+  await rpc?.stop();
+  await env.close();
+});
 
 async function scribeRuns(...args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
-  const code = await runsCommand([...args, "--schema", schema], { DATABASE_URL: env.db.url }, (l) => lines.push(l));
+  const code = await runsCommand([...args, "--service", schema], { NATS_URL: TEST_NATS_URL, NATS_PREFIX: env.prefix }, (l) => lines.push(l));
   return { code, out: lines.join("\n") };
 }
 const settled = (runId: string, status: string) => eventually(async () => (await getRun(s.sql, runId))?.status === status, { message: `run ${status}` });
@@ -66,6 +75,12 @@ describe("scribe runs", () => {
     expect(await scribeRuns("cancel", runId, "--reason", "operator test")).toEqual({ code: 0, out: `cancelled ${runId}` });
     expect(await getRun(s.sql, runId)).toMatchObject({ status: "cancelled", error: "operator test" });
     expect((await scribeRuns("cancel", runId)).code).toBe(1);
+  });
+
+  it("answers operators only: a user's caller is refused", async () => {
+    const alice = { userId: "alice", email: null, via: "bearer" as const };
+    await expect(rpcCall(env.bus, runOps(schema).list, { caller: alice })).rejects.toMatchObject({ status: 403 });
+    await expect(rpcCall(env.bus, runOps(schema).list, { caller: INTERNAL_CALLER })).resolves.toBeInstanceOf(Array);
   });
 
   it("explains its usage", async () => {

@@ -6,6 +6,7 @@ export { startRun, cancelRun, retryRun, type StartOptions, type Started } from "
 export { WorkflowWorker, DEFAULT_ACK_WAIT_MS, type WorkerOptions } from "./worker";
 export { WORKFLOW_STREAM, ensureWorkflowStream, ensureQueueConsumer, queueDurable, stepSubject } from "./bus";
 export * from "./queries";
+export { runOps, serveRunOps } from "./run-ops";
 export * from "./migrations";
 export { workflowMetrics } from "./metrics";
 export type { RunStatus, StepStatus } from "./plan";

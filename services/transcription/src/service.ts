@@ -2,7 +2,7 @@
 // transcript and a pipeline run, share-mode requests, retention) and the pipeline workers, which
 // write through DbTranscriptPort. Its schema holds the transcript table and the workflow tables.
 import { defineService } from "@scribe/kit";
-import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
+import { serveRunOps, WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
@@ -20,6 +20,7 @@ export const transcriptionService = defineService({
   async start(rt) {
     registerCommands(rt.rpc, rt.sql, rt.log, rt.clock);
     registerRunQueries(rt.rpc, rt.sql);
+    serveRunOps(rt.rpc, rt.sql, "transcription");
     registerConsumers(rt);
     registerShredder(rt);
     const port = new DbTranscriptPort(rt.sql, rt.log, rt.clock);

@@ -1,9 +1,10 @@
-// `scribe runs list|show|retry|cancel`: inspect and repair workflow runs in a service's schema.
-// Retry and cancel only write Postgres (and the outbox): the service's relay and workers do the rest.
+// `scribe runs list|show|retry|cancel`: inspect and repair workflow runs, asked of the service that
+// runs them over request/reply (it must be running); its relay and workers do the rest.
 import type { CliCommand } from "../command";
 import { parseArgs } from "node:util";
-import { BaseConfig, connectDb, isAppError, loadConfig, type Env } from "@scribe/kit";
-import { cancelRun, getRun, listRuns, retryRun, RunStatusSchema, type RunDetail, type RunSummary } from "@scribe/workflow";
+import { INTERNAL_CALLER } from "@scribe/contracts";
+import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
+import { runOps, RunStatusSchema, type RunDetail, type RunSummary } from "@scribe/workflow";
 
 export const RUNS_USAGE = `usage: scribe runs <list|show|retry|cancel> [options]
 
@@ -12,11 +13,11 @@ export const RUNS_USAGE = `usage: scribe runs <list|show|retry|cancel> [options]
   retry <run-id>                                                 re-run a failed run from its failed steps
   cancel <run-id> [--reason TEXT]                                cancel a running run
 
-  --schema NAME   the service whose runs these are (default: transcription)
+  --service NAME  the service whose runs these are (default: transcription)
   --json          print JSON instead of text
 `;
 
-/** Returns the exit code: 0 done, 1 refused (e.g. not failed), 64 usage error. */
+/** Returns the exit code: 0 done, 1 refused (e.g. not failed) or unknown run, 64 usage error. */
 export async function runsCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
   let parsed;
   try {
@@ -24,7 +25,7 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
       args: argv,
       allowPositionals: true,
       options: {
-        schema: { type: "string", default: "transcription" },
+        service: { type: "string", default: "transcription" },
         status: { type: "string" },
         workflow: { type: "string" },
         subject: { type: "string" },
@@ -61,44 +62,43 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
   }
 
   const config = loadConfig(BaseConfig, env);
-  const sql = connectDb(config.DATABASE_URL, { schema: values.schema, max: 1, applicationName: "scribe-cli" });
+  const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: "scribe-cli" });
+  const ops = runOps(values.service);
+  const rpcOpts = { timeoutMs: config.RPC_TIMEOUT_MS };
+  const caller = INTERNAL_CALLER;
   const print = (v: unknown, text: () => string[]) => (values.json ? out(JSON.stringify(v, null, 2)) : text().forEach((l) => out(l)));
   try {
     switch (action) {
       case "list": {
-        const runs = await listRuns(sql, { status: status?.data, workflow: values.workflow, subject: values.subject, limit });
+        const runs = await rpcCall(bus, ops.list, { caller, status: status?.data, workflow: values.workflow, subject: values.subject, limit }, rpcOpts);
         print(runs, () => (runs.length ? runs.map(summaryLine) : ["no runs"]));
         return 0;
       }
       case "show": {
-        const run = await getRun(sql, runId!);
-        if (!run) {
-          out(`no run ${runId} in schema ${values.schema}`);
-          return 1;
-        }
+        const run = await rpcCall(bus, ops.show, { caller, id: runId! }, rpcOpts);
         print(run, () => detailLines(run));
         return 0;
       }
       case "retry": {
-        const { requeued } = await retryRun(sql, runId!);
+        const { requeued } = await rpcCall(bus, ops.retry, { caller, id: runId! }, rpcOpts);
         print({ runId, requeued }, () => [`retrying ${runId}: ${requeued} step(s) queued again (the service's workers pick them up)`]);
         return 0;
       }
       case "cancel": {
-        const done = await cancelRun(sql, runId!, values.reason);
-        print({ runId, cancelled: done }, () => [done ? `cancelled ${runId}` : `run ${runId} is not running; nothing to cancel`]);
-        return done ? 0 : 1;
+        const { cancelled } = await rpcCall(bus, ops.cancel, { caller, id: runId!, reason: values.reason }, rpcOpts);
+        print({ runId, cancelled }, () => [cancelled ? `cancelled ${runId}` : `run ${runId} is not running; nothing to cancel`]);
+        return cancelled ? 0 : 1;
       }
     }
     return 64;
   } catch (e) {
-    if (isAppError(e)) {
-      out(e.message);
+    if (isAppError(e) && e.status !== 504) {
+      out(e.status === 404 ? `no run ${runId} in ${values.service}` : e.message);
       return 1;
     }
     throw e;
   } finally {
-    await sql.end({ timeout: 5 });
+    await bus.close();
   }
 }
 
