@@ -417,3 +417,33 @@ describe("with an identity provider (AUTH_BACKEND=jwt), and at shutdown", () => 
     }
   });
 });
+
+describe("transcript sockets per client", () => {
+  let capped: TestSystem;
+  let writer: TranscriptWriter;
+  let id: string;
+  beforeAll(async () => {
+    capped = await startSystem({ label: "realtime-cap", services: ["projection", "gateway"], env: { WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT: "2" } });
+    writer = await TranscriptWriter.connect(capped.prefix);
+    id = (await writer.create({ user_id: null })).id;
+    await writer.applied(id);
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await capped?.stop();
+  });
+
+  it("refuses a client's socket past the cap with 429, and accepts one again once a socket closed", async () => {
+    const first = await mustOpen(capped.baseUrl, eventsOf(id));
+    const second = await mustOpen(capped.baseUrl, eventsOf(id));
+    expect(await openSocket(capped.baseUrl, eventsOf(id))).toEqual({ kind: "refused", status: 429 });
+    first.close();
+    await first.closedWith();
+    const again = await eventually(async () => {
+      const s = await openSocket(capped.baseUrl, eventsOf(id));
+      return s.kind === "open" ? s : null;
+    });
+    again.close();
+    second.close();
+  });
+});

@@ -83,6 +83,9 @@ export const GatewayConfig = z.object({
   HTTP_REQUEST_TIMEOUT_MS: envInt(300_000, 1000).describe(
     "longest time a client may take to send one whole request, headers and body (an upload chunk on a slow line); the connection is cut past it",
   ),
+  WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT: envInt(20, 1).describe(
+    "transcript WebSockets (/v1/transcripts/{id}/events) one client address may hold open at once on a gateway; past it the handshake is a 429",
+  ),
   WS_PING_INTERVAL_MS: envInt(30_000, 0).describe(
     "interval of WebSocket protocol pings; a socket that leaves two in a row unanswered is dropped (vanished clients); 0 = no pings",
   ),

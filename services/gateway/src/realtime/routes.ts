@@ -3,7 +3,8 @@
 // socket sends, for generated clients (the reference's stub fails with a 500).
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { ANONYMOUS, projectionOps } from "@scribe/contracts";
-import { isAppError, streamBounds } from "@scribe/kit";
+import { TooManyRequests, isAppError, streamBounds } from "@scribe/kit";
+import { rateLimitKey, requestClientAddress, trustedProxies } from "../auth/client-address";
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
 import { call, type AppEnv } from "../http/context";
@@ -30,6 +31,12 @@ export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | un
     app.get("/v1/transcripts/:transcript_id/events", async (c, next) => {
       if (!isUpgrade(c)) return next();
       const id = c.req.param("transcript_id");
+      const { config } = c.get("deps");
+      // Each socket holds a JetStream consumer: one client may not open them without bound (issue 15.9).
+      const client = rateLimitKey(requestClientAddress(c, trustedProxies(config.TRUSTED_PROXIES)));
+      if (realtime.transcriptSocketsOf(client) >= config.WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT) {
+        throw TooManyRequests("Too many transcript event sockets from this client");
+      }
       const token = bearerFromProtocols(c.req.header("sec-websocket-protocol"));
       // §2.3: optional auth, by the bearer subprotocol only; a token that does not verify is a 401.
       c.set("caller", token ? await c.get("deps").auth.verifyToken(token) : ANONYMOUS);
@@ -38,7 +45,7 @@ export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | un
       await call(c, projectionOps.participants, { id });
       // Read before the 101 goes out: whatever the client sees published after it connected is live.
       const connectedAtSeq = (await streamBounds(c.get("deps").bus, "TRANSCRIPTS")).last;
-      return realtime.acceptTranscriptSocket(c, id, connectedAtSeq);
+      return realtime.acceptTranscriptSocket(c, id, connectedAtSeq, client);
     });
     app.get("/v1/events", async (c, next) => {
       if (!isUpgrade(c)) return next();

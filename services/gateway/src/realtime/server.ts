@@ -70,6 +70,7 @@ export class Realtime {
   private heartbeat: NodeJS.Timeout | null = null;
   /** Pings a socket has not answered since it last answered one. */
   private readonly unanswered = new WeakMap<WebSocket, number>();
+  private readonly transcriptSockets = new Map<string, number>();
 
   constructor(
     private readonly bus: Bus,
@@ -128,8 +129,19 @@ export class Realtime {
     this.upgrader().injectWebSocket(onlyWebSockets as unknown as ServerType);
   }
 
+  /** Open transcript sockets of one client address (the per-client cap). */
+  transcriptSocketsOf(client: string): number {
+    return this.transcriptSockets.get(client) ?? 0;
+  }
+
+  private countTranscriptSocket(client: string, delta: 1 | -1): void {
+    const n = this.transcriptSocketsOf(client) + delta;
+    if (n > 0) this.transcriptSockets.set(client, n);
+    else this.transcriptSockets.delete(client);
+  }
+
   /** Accepts a transcript socket whose access was checked; `connectedAtSeq` was read before accepting. */
-  acceptTranscriptSocket(c: Context<AppEnv>, transcriptId: string, connectedAtSeq: number): Promise<Response> {
+  acceptTranscriptSocket(c: Context<AppEnv>, transcriptId: string, connectedAtSeq: number, client: string): Promise<Response> {
     const log = c.get("log").child({ transcriptId, socket: "transcript" });
     let relay: TranscriptRelay | null = null;
     return this.upgrader().upgradeWebSocket(
@@ -139,6 +151,7 @@ export class Realtime {
           const raw = ws.raw!;
           if (this.closing) return raw.close(GOING_AWAY, "Server shutting down");
           openSockets.inc({ socket: "transcript" });
+          this.countTranscriptSocket(client, 1);
           relay = new TranscriptRelay({ bus: this.bus, log, transcriptId, connectedAtSeq, send: sender(raw, log) });
           relay.run().catch((err: unknown) => {
             log.error({ err }, "transcript socket feed failed");
@@ -149,6 +162,7 @@ export class Realtime {
           if (!relay) return;
           relay.stop();
           openSockets.dec({ socket: "transcript" });
+          this.countTranscriptSocket(client, -1);
         },
       },
       { onError: (err) => log.error({ err }, "transcript socket error") },
