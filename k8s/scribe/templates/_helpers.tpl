@@ -17,7 +17,7 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{- define "scribe.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{ required "image.repository is required: the registry path you pushed the Scribe image to (README: Build and push the image)" .Values.image.repository }}:{{ required "image.tag is required: the tag you pushed the Scribe image with (README: Build and push the image)" .Values.image.tag }}
 {{- end -}}
 
 {{- define "scribe.serviceAccountName" -}}
@@ -30,6 +30,15 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/* Environment shared by every container: settings, bus, database. */}}
 {{- define "scribe.env" -}}
+{{- if not (or .Values.secrets.existingSecret .Values.secrets.values.SECRET_KEY) }}
+{{- fail "SECRET_KEY is required: set secrets.existingSecret to a Secret holding SECRET_KEY, or secrets.values.SECRET_KEY (e.g. openssl rand -hex 32)" }}
+{{- end }}
+# Named, not only through envFrom: a Secret without the key keeps the pod from starting.
+- name: SECRET_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "scribe.secretName" . }}
+      key: SECRET_KEY
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
