@@ -2,6 +2,8 @@
 // §2.2), the token it gets works everywhere, and logins are rate-limited per client address.
 import { jwtVerify } from "jose";
 import postgres from "postgres";
+import { startProcess } from "@scribe/kit";
+import { servicesByName } from "@scribe/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRET, startSystem, type JsonResponse, type TestSystem } from "./support/system";
 
@@ -93,6 +95,23 @@ describe("password login behind a trusted proxy", () => {
     expect(eleventh.status).toBe(429);
     expect(await eleventh.json()).toEqual(TOO_MANY);
     expect((await login(sys, ADMIN, from("203.0.113.11"))).status).toBe(200);
+  });
+
+  it("counts attempts on every gateway replica sharing the database against one limit", async () => {
+    const secondGateway = await startProcess(servicesByName(["gateway"]), sys.env);
+    try {
+      const secondUrl = `http://127.0.0.1:${secondGateway.services[0]!.exports.port as number}/v1/auth/login`;
+      const onSecond = () =>
+        fetch(secondUrl, { method: "POST", headers: { "content-type": "application/json", ...from("203.0.113.20") }, body: JSON.stringify({ ...ADMIN, password: "guess" }) });
+      for (let i = 0; i < 10; i++) {
+        const res = i % 2 ? await onSecond() : await login(sys, { ...ADMIN, password: "guess" }, from("203.0.113.20"));
+        expect(res.status, `attempt ${i + 1}`).toBe(401);
+      }
+      expect((await onSecond()).status).toBe(429);
+      expect((await login(sys, ADMIN, from("203.0.113.20"))).status).toBe(429);
+    } finally {
+      await secondGateway.stop();
+    }
   });
 });
 

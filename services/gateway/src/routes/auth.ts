@@ -6,7 +6,7 @@ import { LoginRequest, LoginResponse } from "@scribe/contracts";
 import { TooManyRequests, Unauthorized } from "@scribe/kit";
 import { rateLimitKey, requestClientAddress, trustedProxies } from "../auth/client-address";
 import { UNMATCHABLE_HASH, verifyPassword } from "../auth/password-hash";
-import { SlidingWindowLimiter } from "../auth/rate-limit";
+import { LoginAttemptLimiter } from "../auth/rate-limit";
 import { signPasswordToken } from "../auth/tokens";
 import type { AppEnv, GatewayDeps } from "../http/context";
 import { loginUserByEmail } from "../store";
@@ -15,7 +15,7 @@ import { body, json, validationError } from "./responses";
 /** The TCP peer (absent when the app is called without a socket, e.g. app.fetch in a test). */
 export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDeps): void {
   if (config.AUTH_BACKEND !== "password") return;
-  const limiter = new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_ATTEMPTS, config.LOGIN_RATE_LIMIT_WINDOW_SECONDS * 1000);
+  const limiter = new LoginAttemptLimiter(sql, config.LOGIN_RATE_LIMIT_ATTEMPTS, config.LOGIN_RATE_LIMIT_WINDOW_SECONDS * 1000);
   const trusted = trustedProxies(config.TRUSTED_PROXIES);
 
   app.openapi(
@@ -30,7 +30,7 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDep
     async (c) => {
       const { email, password } = c.req.valid("json");
       const address = requestClientAddress(c, trusted);
-      if (!limiter.attempt(rateLimitKey(address), Date.now())) {
+      if (!(await limiter.attempt(rateLimitKey(address), new Date()))) {
         c.get("log").warn({ address }, "login rate limit reached");
         throw TooManyRequests("Too many login attempts. Try again later.");
       }
