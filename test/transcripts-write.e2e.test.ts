@@ -303,20 +303,6 @@ describe("process", () => {
 });
 
 describe("consumers", () => {
-  it("makes a transcript public when the notifier asks for it", async () => {
-    const t = await create(alice);
-    await bus.publish("notification.share_mode_requested", {
-      transcript_id: t.id,
-      share_mode: "public",
-      reason: "meeting_email_recipients",
-      meeting_id: "m1",
-      run_id: "r1",
-      requested_at: new Date().toISOString(),
-    });
-    await eventually(async () => (await (await alice(`/v1/transcripts/${t.id}`)).json()).share_mode === "public");
-    expect((await anon(`/v1/transcripts/${t.id}`)).status).toBe(200);
-  });
-
   it("destroys an expired transcript (retention)", async () => {
     const t = await create(alice);
     await bus.publish("retention.transcript_expired", {

@@ -6,13 +6,12 @@ import { CloudEventSchema, type CloudEvent } from "./common/envelope";
 import { dataSchemaUri, eventSubject, type EventDef } from "./common/event-def";
 import { calendarEvents } from "./calendar/events";
 import { meetingEvents } from "./meetings/events";
-import { notifierEvents } from "./notifications/api";
 import { recordingAvailableEvents, recordingEvents } from "./recordings/events";
 import { retentionEvents } from "./transcripts/retention-events";
 import { roomEvents } from "./rooms/events";
 import { transcriptEvents } from "./transcripts/events";
 
-export const EVENT_DEFS = [...roomEvents, ...recordingAvailableEvents, ...recordingEvents, ...transcriptEvents, ...meetingEvents, ...retentionEvents, ...calendarEvents, ...notifierEvents] as const;
+export const EVENT_DEFS = [...roomEvents, ...recordingAvailableEvents, ...recordingEvents, ...transcriptEvents, ...meetingEvents, ...retentionEvents, ...calendarEvents] as const;
 
 type AnyDef = (typeof EVENT_DEFS)[number];
 export type EventType = AnyDef["type"];

@@ -1,5 +1,5 @@
-// Event consumers: recordings ready to transcribe (RECORDINGS), share-mode requests and retention
-// expiries (NOTIFICATIONS). Each runs in the inbox transaction, so a redelivered event is applied
+// Event consumers: recordings ready to transcribe (RECORDINGS) and retention expiries
+// (NOTIFICATIONS). Each runs in the inbox transaction, so a redelivered event is applied
 // once; a second, different event for the same recording starts nothing either.
 import { randomUUID } from "node:crypto";
 import { STREAMS, eventToken, type EventType, type RecordingReady } from "@scribe/contracts";
@@ -60,21 +60,6 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
     // Starts processing: only recordings announced from now on, never the whole history.
     deliverPolicy: "new",
     handlers: { "recording.ready": (tx, ev, { log }) => onRecordingReady(tx, ev.data, log, rt.clock()) },
-  });
-
-  rt.consume({
-    name: "transcription.share_mode",
-    stream: "NOTIFICATIONS",
-    filterSubject: only("NOTIFICATIONS", "notification.share_mode_requested"),
-    deliverPolicy: "new",
-    handlers: {
-      "notification.share_mode_requested": async (tx, ev, { log }) => {
-        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
-        if (!a || a.state.deleted_at !== null) return void log.info({ transcriptId: ev.data.transcript_id }, "share mode request for a missing or deleted transcript; ignored");
-        await execute(tx, a, { type: "setShareMode", share_mode: ev.data.share_mode, now: rt.clock() });
-        log.info({ transcriptId: a.state.id, shareMode: ev.data.share_mode, reason: ev.data.reason }, "share mode set on request");
-      },
-    },
   });
 
   rt.consume({

@@ -1,5 +1,5 @@
 // The transcription service: the transcript write side (API mutations, recording.ready → a
-// transcript and a pipeline run, share-mode requests, retention) and the pipeline workers, which
+// transcript and a pipeline run, retention) and the pipeline workers, which
 // write through DbTranscriptPort. Its schema holds the transcript table and the workflow tables.
 import { defineService } from "@scribe/kit";
 import { serveRunOps, WORKFLOW_MIGRATIONS } from "@scribe/workflow";

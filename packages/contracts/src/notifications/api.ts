@@ -1,14 +1,11 @@
 // Notifier area: the API schemas of config, e-mail sharing and the team-chat directory (api.md §1.9,
 // §1.6 component names verbatim), the outgoing webhook payloads (behaviour-search-notify-auth §3.5,
-// §3.7) and the events the notifier publishes (NOTIFICATIONS stream).
+// §3.7).
 import { z } from "@hono/zod-openapi";
-import { defineEvent } from "../common/event-def";
 import { ActionItems } from "../transcripts/events";
 
 // SendEmailRequest / SendEmailResponse live in ./transcripts (the address is not validated, as the
 // reference: a bad one fails at the SMTP server and answers sent: 0).
-
-const datetime = z.iso.datetime({ offset: true });
 
 // ---- API schemas ------------------------------------------------------------------------------
 
@@ -125,31 +122,3 @@ export type DeliveryChannel = z.infer<typeof DeliveryChannel>;
 /** pending: an attempt is due or scheduled; delivered; failed: gave up or refused for good; cancelled. */
 export const DeliveryStatus = z.enum(["pending", "delivered", "failed", "cancelled"]);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
-
-// ---- events -----------------------------------------------------------------------------------
-
-/**
- * The notifier asks the transcript's owner (the transcription service) to change its share mode:
- * a meeting whose participants asked for the e-mailed transcript makes it public (behaviour §4.6
- * step 6), so the link in their e-mail opens. The notifier does not wait for it.
- */
-export const ShareModeRequested = z.object({
-  transcript_id: z.string(),
-  share_mode: z.literal("public"),
-  reason: z.literal("meeting_email_recipients"),
-  meeting_id: z.string(),
-  /** The completion that led to it. */
-  run_id: z.string(),
-  requested_at: datetime,
-});
-export type ShareModeRequested = z.infer<typeof ShareModeRequested>;
-
-export const notifierEvents = [
-  defineEvent({
-    type: "notification.share_mode_requested",
-    stream: "NOTIFICATIONS",
-    version: 1,
-    data: ShareModeRequested,
-    aggregateId: (d) => d.transcript_id,
-  }),
-] as const;
