@@ -20,5 +20,7 @@ if ! psql "$admin_url" -Atc "select 1 from pg_database where datname = '$db_name
   psql "$admin_url" -qc "create database \"$db_name\""
 fi
 
+# The gateway serves the web app from services/web/dist at `/`.
+pnpm -s --filter @scribe/web build >/dev/null
 pnpm -s scribe migrate
 exec pnpm -s scribe dev "$@"

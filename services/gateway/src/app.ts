@@ -20,6 +20,7 @@ import { realtimeRoutes } from "./realtime/routes";
 import type { Realtime } from "./realtime/server";
 import { transcriptWriteRoutes } from "./routes/transcripts-write";
 import { inputGuard } from "./http/params";
+import { webAppRoutes } from "./routes/web-app";
 
 /** `realtime` adds the WebSocket upgrades (the service passes it; without it the paths answer plain GETs only). */
 export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
@@ -58,5 +59,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   realtimeRoutes(app, realtime);
   transcriptReadRoutes(app);
   transcriptWriteRoutes(app);
+  // Last: its SPA fallback answers every GET no API route took.
+  webAppRoutes(app);
   return app;
 }

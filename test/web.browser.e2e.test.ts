@@ -1,0 +1,144 @@
+// Scribe's web app in a real browser (Debian's `chromium`, driven by playwright-core) against a
+// running stack whose gateway serves the fresh build at `/`: each page loads with no console error
+// and no failed API call; a user signs in with the password form, sees their transcript in the list,
+// finds it by a search and opens it. Screenshots of each page land in .data/screenshots/.
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSystem, type TestSystem } from "./support/system";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = join(import.meta.dirname, "..");
+const SHOTS = join(ROOT, ".data", "screenshots");
+// pbkdf2_hmac('sha256', b'admin-pass', b'feedfacecafebeef', 1000), as in auth-password.e2e.test.ts.
+const ADMIN_HASH = "pbkdf2:sha256:1000$feedfacecafebeef$4f6709c13dd5711fa65f1d151b403186d7389b61fe10e0e66d64a7d025155991";
+const ADMIN = { email: "admin@example.com", password: "admin-pass" };
+
+let sys: TestSystem;
+let browser: Browser;
+
+/** A page that records every console error, uncaught exception and failed or non-2xx API call. */
+async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`exception: ${e.message}`));
+  page.on("requestfailed", (r) => !r.url().includes("/audio/") && problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on("response", (r) => r.url().includes("/v1/") && r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`));
+  return { page, problems };
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${sys.baseUrl}/signin`);
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${sys.baseUrl}/transcripts`);
+  // The list has loaded (nothing is in flight that a later navigation would cut off).
+  await page.locator("article[data-transcript-id], p:text('No transcripts.')").first().waitFor();
+}
+
+beforeAll(async () => {
+  // The gateway serves whatever dist/ holds when it starts, so build the current source first.
+  execFileSync("pnpm", ["--filter", "@scribe/web", "build"], { cwd: ROOT, stdio: "ignore" });
+  mkdirSync(SHOTS, { recursive: true });
+  sys = await startSystem({
+    label: "webapp",
+    services: ["rooms", "projection", "transcription", "search", "gateway"],
+    auth: "password",
+    env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD_HASH: ADMIN_HASH },
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+describe("the web app served by the gateway", () => {
+  it("answers the app at / and at deep links, and keeps the API's 404s as JSON", async () => {
+    const root = await fetch(`${sys.baseUrl}/`);
+    expect(root.status).toBe(200);
+    expect(await root.text()).toContain('<div id="app">');
+    const deep = await fetch(`${sys.baseUrl}/transcripts/some-id`);
+    expect(deep.headers.get("content-type")).toContain("text/html");
+    const api = await fetch(`${sys.baseUrl}/v1/no-such-route`);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ detail: "Not Found" });
+    expect((await fetch(`${sys.baseUrl}/assets/missing.js`)).status).toBe(404);
+  });
+
+  it("shows the sign-in page, and a wrong password as the API's message", async () => {
+    const { page, problems } = await watchedPage();
+    await page.goto(`${sys.baseUrl}/signin`);
+    await page.screenshot({ path: join(SHOTS, "sign-in.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.getByLabel("Email").fill(ADMIN.email);
+    await page.getByLabel("Password").fill("wrong");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toBe("Invalid email or password");
+    await page.close();
+  });
+
+  it("signs in, lists the user's transcript, finds it by search and opens it", async () => {
+    const { page, problems } = await watchedPage();
+    await signIn(page);
+    const token = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("scribe.token"));
+    const created = await fetch(`${sys.baseUrl}/v1/transcripts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Quarterly planning" }),
+    });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    const patched = await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Quarterly planning" }),
+    });
+    expect(patched.status).toBe(200);
+
+    // The search index follows the transcript's events: wait until it has the title, then load the list.
+    await expect
+      .poll(async () => {
+        const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await res.json()) as { results: { id: string; title: string | null }[] }).results.find((r) => r.id === id)?.title;
+      }, { timeout: 30_000 })
+      .toBe("Quarterly planning");
+    await page.goto(`${sys.baseUrl}/transcripts`);
+    const item = page.locator(`article[data-transcript-id="${id}"]`);
+    await item.waitFor();
+    expect(await item.locator("strong").textContent()).toBe("Quarterly planning");
+    await page.screenshot({ path: join(SHOTS, "transcripts.png"), fullPage: true });
+
+    await page.getByLabel("Search transcripts").fill("quarterly");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("article[data-transcript-id] mark").first().waitFor();
+    expect(await page.locator("article[data-transcript-id] mark").first().textContent()).toMatch(/quarterly/i);
+
+    await page.locator(`article[data-transcript-id="${id}"] a`).click();
+    await page.waitForURL(`${sys.baseUrl}/transcripts/${id}`);
+    await page.getByText("No words yet.").waitFor();
+    expect(await page.getByLabel("Title").inputValue()).toBe("Quarterly planning");
+    await page.screenshot({ path: join(SHOTS, "transcript.png"), fullPage: true });
+
+    // Editing the title saves it through the API.
+    await page.getByLabel("Title").fill("Planning, renamed");
+    await page.getByLabel("Title").press("Enter");
+    await expect
+      .poll(async () => {
+        const res = await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await res.json()) as { title: string }).title;
+      })
+      .toBe("Planning, renamed");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
