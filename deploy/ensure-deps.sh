@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
 # Installs what Scribe needs on a Debian machine with Node 20 and starts PostgreSQL and NATS if they
 # are not running. Safe to run again: every step checks first. Used by deploy/dev-up.sh and .ci/run.
+#
+#   --tune-postgres  raise PostgreSQL's max_connections to what the full test suite needs (ALTER
+#                    SYSTEM and a restart of the local server). Without it the script never changes
+#                    a server's settings: the server may be shared; it only says what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+TUNE_POSTGRES=false
+for arg in "$@"; do
+  case "$arg" in
+    --tune-postgres) TUNE_POSTGRES=true ;;
+    *) printf 'usage: ensure-deps.sh [--tune-postgres]\n' >&2; exit 64 ;;
+  esac
+done
 
 # chromium: the live-recording test drives a real browser (playwright-core, headless).
 APT_PACKAGES=(ffmpeg pocketsphinx pocketsphinx-en-us espeak-ng flite sox nats-server postgresql chromium)
@@ -42,11 +54,18 @@ port_open 5432 || { say "PostgreSQL did not come up on 127.0.0.1:5432"; exit 1; 
 port_open 4222 || { say "NATS did not come up on 127.0.0.1:4222"; exit 1; }
 
 # Every service keeps its own pool; tests run several whole systems at once. PostgreSQL's default of
-# 100 connections is too few for that on one machine.
+# 100 connections is too few for that on one machine (the dev stack alone needs far fewer).
 MIN_CONNECTIONS=400
-pg() { psql -h 127.0.0.1 -U postgres -d postgres -Atqc "$1"; }
-if [ "$(pg 'show max_connections')" -lt "$MIN_CONNECTIONS" ]; then
-  say "raising PostgreSQL max_connections to $MIN_CONNECTIONS (restarts the server)"
+ADMIN_URL=${TEST_DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+pg() { psql "$ADMIN_URL" -Atqc "$1"; }
+connections=$(pg 'show max_connections' 2>/dev/null || echo unknown)
+if [ "$connections" = unknown ]; then
+  say "could not read PostgreSQL's max_connections as $(node -e 'const u=new URL(process.argv[1]); u.password=""; console.log(u.toString())' "$ADMIN_URL"); the full test suite needs $MIN_CONNECTIONS"
+elif [ "$connections" -lt "$MIN_CONNECTIONS" ] && [ "$TUNE_POSTGRES" = false ]; then
+  say "PostgreSQL allows $connections connections; the full test suite needs $MIN_CONNECTIONS. Left unchanged:"
+  say "raise it yourself, or run deploy/ensure-deps.sh --tune-postgres (ALTER SYSTEM and a server restart)"
+elif [ "$connections" -lt "$MIN_CONNECTIONS" ]; then
+  say "--tune-postgres: raising PostgreSQL max_connections from $connections to $MIN_CONNECTIONS (ALTER SYSTEM, restarts the server)"
   pg "alter system set max_connections = $MIN_CONNECTIONS"
   as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main restart
   for i in $(seq 1 50); do port_open 5432 && pg 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
