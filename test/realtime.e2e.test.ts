@@ -138,20 +138,70 @@ describe("GET(ws) /v1/transcripts/{id}/events", () => {
     socket.close();
   });
 
-  it("leaves no consumer on the stream once its sockets closed", async () => {
+  it("shares one consumer among a transcript's sockets, each getting every event, and leaves none once they closed", async () => {
     const id = await transcript(null);
-    const feeds = async () => {
+    // The ephemeral consumers reading this transcript (the services' consumers are durable and unfiltered).
+    const consumersOf = async () => {
       let n = 0;
-      // Ordered consumers are ephemeral (no durable name); the services' consumers are durable.
-      for await (const c of tw.bus.jsm.consumers.list(tw.bus.stream("TRANSCRIPTS"))) if (!c.config.durable_name) n++;
+      for await (const c of tw.bus.jsm.consumers.list(tw.bus.stream("TRANSCRIPTS"))) {
+        const filters = [c.config.filter_subject ?? "", ...(c.config.filter_subjects ?? [])];
+        if (!c.config.durable_name && filters.some((f) => f.endsWith(id))) n++;
+      }
       return n;
     };
-    const sockets = [await mustOpen(sys.baseUrl, eventsOf(id)), await mustOpen(sys.baseUrl, eventsOf(id))];
-    await append(id, null, "FINAL_TITLE", { title: "seen" });
-    for (const s of sockets) await s.received(1);
-    expect(await feeds()).toBeGreaterThanOrEqual(2);
-    for (const s of sockets) s.close();
-    await eventually(async () => (await feeds()) === 0, { message: "no ephemeral consumer left" });
+    await append(id, null, "FINAL_TITLE", { title: "stored" });
+    const sockets = await Promise.all(Array.from({ length: 6 }, () => mustOpen(sys.baseUrl, eventsOf(id))));
+    for (const s of sockets) expect(await s.received(1)).toEqual([msg("FINAL_TITLE", { title: "stored" })]);
+    // Each replay's consumer goes once its stored log is read; the live one is shared.
+    await eventually(async () => (await consumersOf()) === 1, { message: "one consumer for six sockets" });
+    await append(id, null, "FINAL_TITLE", { title: "live" });
+    for (const s of sockets) expect(await s.received(2)).toEqual([msg("FINAL_TITLE", { title: "stored" }), msg("FINAL_TITLE", { title: "live" })]);
+    for (const s of sockets.slice(1)) s.close();
+    await append(id, null, "FINAL_TITLE", { title: "to the last one" });
+    expect(await sockets[0]!.received(3)).toEqual([
+      msg("FINAL_TITLE", { title: "stored" }),
+      msg("FINAL_TITLE", { title: "live" }),
+      msg("FINAL_TITLE", { title: "to the last one" }),
+    ]);
+    expect(await consumersOf()).toBe(1);
+    sockets[0]!.close();
+    await eventually(async () => (await consumersOf()) === 0, { message: "no consumer left" });
+  });
+
+  it("closes the sockets of readers who lose access when the share mode changes, and keeps the owner's", async () => {
+    const id = await transcript("alice", "public");
+    const anonymous = await mustOpen(sys.baseUrl, eventsOf(id));
+    const bob = await mustOpen(sys.baseUrl, eventsOf(id), await bearer("bob"));
+    const owner = await mustOpen(sys.baseUrl, eventsOf(id), await bearer("alice"));
+    await tw.update(id, { share_mode: "semi-private" });
+    expect(await anonymous.closedWith()).toEqual({ code: 4403, reason: "Transcript access denied" });
+    await tw.update(id, { share_mode: "private" });
+    expect(await bob.closedWith()).toEqual({ code: 4403, reason: "Transcript access denied" });
+    await append(id, "alice", "FINAL_TITLE", { title: "still here" });
+    expect(await owner.received(1)).toEqual([msg("FINAL_TITLE", { title: "still here" })]);
+    expect(owner.closed).toBeNull();
+    owner.close();
+  });
+
+  it("closes non-owners' sockets when the transcript is deleted or destroyed, and keeps the owner's", async () => {
+    const deleted = await transcript("alice", "public");
+    const destroyed = await transcript("alice", "public");
+    const readers = [await mustOpen(sys.baseUrl, eventsOf(deleted)), await mustOpen(sys.baseUrl, eventsOf(deleted), await bearer("bob"))];
+    const destroyedReader = await mustOpen(sys.baseUrl, eventsOf(destroyed), await bearer("bob"));
+    const owners = [await mustOpen(sys.baseUrl, eventsOf(deleted), await bearer("alice")), await mustOpen(sys.baseUrl, eventsOf(destroyed), await bearer("alice"))];
+    await tw.update(deleted, { deleted_at: new Date().toISOString() });
+    for (const s of readers) expect(await s.closedWith()).toEqual({ code: 4404, reason: "Transcript not found" });
+    await tw.update(destroyed, { deleted_at: new Date().toISOString() });
+    await tw.destroy(destroyed);
+    expect(await destroyedReader.closedWith()).toEqual({ code: 4404, reason: "Transcript not found" });
+    await append(deleted, "alice", "FINAL_TITLE", { title: "owner 1" });
+    await append(destroyed, "alice", "FINAL_TITLE", { title: "owner 2" });
+    expect(await owners[0]!.received(1)).toEqual([msg("FINAL_TITLE", { title: "owner 1" })]);
+    expect(await owners[1]!.received(1)).toEqual([msg("FINAL_TITLE", { title: "owner 2" })]);
+    for (const s of owners) {
+      expect(s.closed).toBeNull();
+      s.close();
+    }
   });
 
   it("refuses the handshake on a private transcript of another user, and anonymously", async () => {

@@ -14,6 +14,9 @@ export const BEARER_PROTOCOL = "bearer";
 
 /** Close code of a user socket opened without a valid token (api.md §2.18). */
 export const CLOSE_UNAUTHENTICATED = 4401;
+/** Close codes of a transcript socket whose reader lost access: the share mode no longer lets them read, or the transcript was deleted. */
+export const CLOSE_ACCESS_DENIED = 4403;
+export const CLOSE_NOT_FOUND = 4404;
 
 /**
  * The token of `Sec-WebSocket-Protocol: bearer, <token>`: the first offered subprotocol is literally

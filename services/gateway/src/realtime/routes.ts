@@ -32,20 +32,21 @@ export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | un
       if (!isUpgrade(c)) return next();
       const id = c.req.param("transcript_id");
       const { config } = c.get("deps");
-      // Each socket holds a JetStream consumer: one client may not open them without bound (issue 15.9).
+      // Each socket costs a replay read and a slot in its transcript's feed: one client may not open them without bound (issue 15.9).
       const client = rateLimitKey(requestClientAddress(c, trustedProxies(config.TRUSTED_PROXIES)));
       if (realtime.transcriptSocketsOf(client) >= config.WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT) {
         throw TooManyRequests("Too many transcript event sockets from this client");
       }
       const token = bearerFromProtocols(c.req.header("sec-websocket-protocol"));
       // §2.3: optional auth, by the bearer subprotocol only; a token that does not verify is a 401.
-      c.set("caller", token ? await c.get("deps").auth.verifyToken(token) : ANONYMOUS);
+      const caller = token ? await c.get("deps").auth.verifyToken(token) : ANONYMOUS;
+      c.set("caller", caller);
       // READ access (§1.7) before accepting: 404/403 refuse the handshake. The participants query is
       // the projection's cheapest read that applies exactly that rule.
       await call(c, projectionOps.participants, { id });
       // Read before the 101 goes out: whatever the client sees published after it connected is live.
       const connectedAtSeq = (await streamBounds(c.get("deps").bus, "TRANSCRIPTS")).last;
-      return realtime.acceptTranscriptSocket(c, id, connectedAtSeq, client);
+      return realtime.acceptTranscriptSocket(c, id, caller, connectedAtSeq, client);
     });
     app.get("/v1/events", async (c, next) => {
       if (!isUpgrade(c)) return next();

@@ -13,7 +13,9 @@ import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import type { AppEnv } from "../http/context";
 import { CLOSE_UNAUTHENTICATED, selectProtocol, type WsMessage } from "./protocol";
-import { TranscriptRelay } from "./transcript-relay";
+import type { Caller } from "@scribe/contracts";
+import { AccessWatch } from "./access-watch";
+import { TranscriptFeeds } from "./transcript-feed";
 import { UserHub } from "./user-hub";
 
 const openSockets = new Gauge({
@@ -65,6 +67,8 @@ export interface RealtimeOptions {
 
 export class Realtime {
   readonly hub: UserHub;
+  private readonly feeds: TranscriptFeeds;
+  private readonly access: AccessWatch;
   private nodeWs: NodeWebSocket | null = null;
   private closing = false;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -78,10 +82,13 @@ export class Realtime {
     private readonly opts: RealtimeOptions,
   ) {
     this.hub = new UserHub(bus, log.child({ component: "user-sockets" }));
+    this.feeds = new TranscriptFeeds(bus, log.child({ component: "transcript-sockets" }));
+    this.access = new AccessWatch(bus, log.child({ component: "transcript-sockets" }));
   }
 
   async start(): Promise<void> {
     await this.hub.start();
+    await this.access.start();
     if (this.opts.pingIntervalMs > 0) {
       this.heartbeat = setInterval(() => this.ping(), this.opts.pingIntervalMs);
       this.heartbeat.unref();
@@ -140,10 +147,10 @@ export class Realtime {
     else this.transcriptSockets.delete(client);
   }
 
-  /** Accepts a transcript socket whose access was checked; `connectedAtSeq` was read before accepting. */
-  acceptTranscriptSocket(c: Context<AppEnv>, transcriptId: string, connectedAtSeq: number, client: string): Promise<Response> {
+  /** Accepts a transcript socket whose access was checked for `caller`; `connectedAtSeq` was read before accepting. */
+  acceptTranscriptSocket(c: Context<AppEnv>, transcriptId: string, caller: Caller, connectedAtSeq: number, client: string): Promise<Response> {
     const log = c.get("log").child({ transcriptId, socket: "transcript" });
-    let relay: TranscriptRelay | null = null;
+    let leave: (() => void) | null = null;
     return this.upgrader().upgradeWebSocket(
       c,
       {
@@ -152,15 +159,23 @@ export class Realtime {
           if (this.closing) return raw.close(GOING_AWAY, "Server shutting down");
           openSockets.inc({ socket: "transcript" });
           this.countTranscriptSocket(client, 1);
-          relay = new TranscriptRelay({ bus: this.bus, log, transcriptId, connectedAtSeq, send: sender(raw, log) });
-          relay.run().catch((err: unknown) => {
-            log.error({ err }, "transcript socket feed failed");
-            raw.close(SERVER_ERROR, "Event feed unavailable");
+          const leaveFeed = this.feeds.join(transcriptId, connectedAtSeq, {
+            send: sender(raw, log),
+            fail: (err) => {
+              log.error({ err }, "transcript socket feed failed");
+              raw.close(SERVER_ERROR, "Event feed unavailable");
+            },
           });
+          const unwatch = this.access.add(transcriptId, { caller, close: (code, reason) => raw.close(code, reason) });
+          leave = () => {
+            unwatch();
+            leaveFeed();
+          };
         },
         onClose: () => {
-          if (!relay) return;
-          relay.stop();
+          if (!leave) return;
+          leave();
+          leave = null;
           openSockets.dec({ socket: "transcript" });
           this.countTranscriptSocket(client, -1);
         },
@@ -208,6 +223,7 @@ export class Realtime {
     this.closing = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.hub.stop();
+    this.access.stop();
     const clients = [...(this.nodeWs?.wss.clients ?? [])];
     await Promise.all(
       clients.map(

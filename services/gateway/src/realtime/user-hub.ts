@@ -3,46 +3,29 @@
 // subscriptions (no server-side consumer state): user sockets replay nothing, and clients refetch
 // what they show when they reconnect.
 import type { Subscription } from "@nats-io/transport-node";
-import { STREAMS, eventToken, parseEvent } from "@scribe/contracts";
+import { parseEvent } from "@scribe/contracts";
 import type { Bus, Logger } from "@scribe/kit";
+import { KeyedSockets, subscribeToTranscriptEvents } from "./keyed-sockets";
 import { USER_SOCKET_EVENT_TYPES, userSocketMessage, type WsMessage } from "./protocol";
 
 export type Send = (message: WsMessage) => void;
 
 export class UserHub {
-  private readonly sockets = new Map<string, Set<Send>>();
-  private readonly subscriptions: Subscription[] = [];
+  private readonly sockets = new KeyedSockets<Send>();
+  private subscriptions: Subscription[] = [];
 
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger,
   ) {}
 
-  /** Subscribes and waits until the server knows it, so a socket accepted afterwards misses nothing. */
   async start(): Promise<void> {
-    for (const type of USER_SOCKET_EVENT_TYPES) {
-      const subject = this.bus.subject(`${STREAMS.TRANSCRIPTS.context}.${eventToken(type)}.*`);
-      this.subscriptions.push(
-        this.bus.nc.subscribe(subject, {
-          callback: (err, msg) => {
-            if (err) this.log.error({ err, subject }, "user socket subscription failed");
-            else this.dispatch(msg.data);
-          },
-        }),
-      );
-    }
-    await this.bus.nc.flush();
+    this.subscriptions = await subscribeToTranscriptEvents(this.bus, this.log, USER_SOCKET_EVENT_TYPES, (raw) => this.dispatch(raw));
   }
 
   /** Adds a socket of `userId`; returns its removal. */
   add(userId: string, send: Send): () => void {
-    let set = this.sockets.get(userId);
-    if (!set) this.sockets.set(userId, (set = new Set()));
-    set.add(send);
-    return () => {
-      set.delete(send);
-      if (set.size === 0 && this.sockets.get(userId) === set) this.sockets.delete(userId);
-    };
+    return this.sockets.add(userId, send);
   }
 
   stop(): void {
@@ -51,7 +34,7 @@ export class UserHub {
 
   private dispatch(raw: Uint8Array): void {
     // Live transcript text flows through here too: do not even parse it while nobody listens.
-    if (this.sockets.size === 0) return;
+    if (this.sockets.empty) return;
     let routed;
     try {
       routed = userSocketMessage(parseEvent(raw));
@@ -60,6 +43,6 @@ export class UserHub {
       return;
     }
     if (!routed) return;
-    for (const send of this.sockets.get(routed.userId) ?? []) send(routed.message);
+    for (const send of this.sockets.of(routed.userId)) send(routed.message);
   }
 }
