@@ -22,9 +22,15 @@ for dir in "$src"/packages/* "$src"/services/*; do
   group=$(basename "$(dirname "$dir")")
   [[ "$group/$name" == packages/simulators ]] && continue
   mkdir -p "$dest/$group/$name"
-  tar -C "$dir" --exclude=./node_modules --exclude=./test -cf - . | tar -C "$dest/$group/$name" -xf -
+  tar -C "$dir" --exclude=./node_modules --exclude=./test --exclude=./dist -cf - . | tar -C "$dest/$group/$name" -xf -
 done
 
 cd "$dest"
+# The web app the gateway serves at / is built here (Vite, a development dependency), then every
+# node_modules is dropped so that only production dependencies remain.
 # shellcheck disable=SC2086 # the extra flags are meant to split into words
+pnpm install --frozen-lockfile --filter "@scribe/web..." --config.confirmModulesPurge=false ${SCRIBE_PNPM_INSTALL_FLAGS:-}
+pnpm --filter @scribe/web build
+rm -rf node_modules packages/*/node_modules services/*/node_modules
+# shellcheck disable=SC2086
 pnpm install --frozen-lockfile --prod --filter "@scribe/cli..." --config.confirmModulesPurge=false ${SCRIBE_PNPM_INSTALL_FLAGS:-}

@@ -1,6 +1,7 @@
 // The image without Docker: the runtime tree is built in a clean folder by the script the Dockerfile
-// runs (production dependencies only, no simulators), then the Dockerfile's own entrypoint applies the
-// migrations and starts a service from that tree until its readiness probe answers.
+// runs (the web app built, then production dependencies only, no simulators), then the Dockerfile's
+// own entrypoint applies the migrations and starts the gateway from that tree until its readiness
+// probe answers and it serves the API and the web app.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -74,7 +75,7 @@ describe("the image's runtime tree", () => {
 
   it("holds production dependencies only, without the simulators or development tools", () => {
     expect(existsSync(join(tree, "packages/cli/node_modules/tsx"))).toBe(true);
-    for (const devOnly of ["packages/simulators", "packages/cli/node_modules/@scribe/simulators", "node_modules/.pnpm/node_modules/vitest", "node_modules/.pnpm/node_modules/typescript"]) {
+    for (const devOnly of ["packages/simulators", "packages/cli/node_modules/@scribe/simulators", "node_modules/.pnpm/node_modules/vitest", "node_modules/.pnpm/node_modules/typescript", "node_modules/.pnpm/node_modules/vite"]) {
       expect(existsSync(join(tree, devOnly)), devOnly).toBe(false);
     }
   });
@@ -102,5 +103,8 @@ describe("the image's runtime tree", () => {
     expect(ready.status).toBe(200);
     const login = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(login.status).toBe(422);
+    const webApp = await fetch(`http://127.0.0.1:${port}/`);
+    expect(webApp.status).toBe(200);
+    expect(await webApp.text()).toMatch(/<script type="module"[^>]* src="\/assets\//);
   }, 120_000);
 });
