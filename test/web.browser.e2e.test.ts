@@ -1,7 +1,7 @@
 // Scribe's web app in a real browser (Debian's `chromium`, driven by playwright-core) against a
 // running stack whose gateway serves the fresh build at `/`: each page loads with no console error
 // and no failed API call; a user signs in with the password form, sees their transcript in the list,
-// finds it by a search and opens it. Screenshots of each page land in .data/screenshots/.
+// finds it by a search, opens it, edits its title and renames a speaker. Screenshots of each page land in .data/screenshots/.
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -87,7 +87,7 @@ describe("the web app served by the gateway", () => {
     await page.close();
   });
 
-  it("signs in, lists the user's transcript, finds it by search and opens it", async () => {
+  it("signs in, lists the user's transcript, finds it by search, opens it, edits its title and renames a speaker", async () => {
     const { page, problems } = await watchedPage();
     await signIn(page);
     const token = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("scribe.token"));
@@ -104,6 +104,12 @@ describe("the web app served by the gateway", () => {
       body: JSON.stringify({ title: "Quarterly planning" }),
     });
     expect(patched.status).toBe(200);
+    const participant = await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Speaker A", speaker: 0 }),
+    });
+    expect(participant.status).toBe(200);
 
     // The search index follows the transcript's events: wait until it has the title, then load the list.
     await expect
@@ -138,6 +144,17 @@ describe("the web app served by the gateway", () => {
         return ((await res.json()) as { title: string }).title;
       })
       .toBe("Planning, renamed");
+
+    // Renaming a speaker saves the participant's new name.
+    await page.getByText("Speakers").click();
+    await page.getByLabel("Speaker 0").fill("Alice");
+    await page.getByLabel("Speaker 0").press("Enter");
+    await expect
+      .poll(async () => {
+        const res = await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await res.json()) as { name: string }[]).map((p) => p.name);
+      })
+      .toEqual(["Alice"]);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -8,6 +8,7 @@ import { formatDuration } from "./transcript-list";
 type Transcript = Schemas["GetTranscriptWithParticipants"];
 type Topic = Schemas["GetTranscriptTopicWithWords"];
 type Word = Schemas["Word"];
+type TranscriptParticipant = NonNullable<Transcript["participants"]>[number];
 
 /** Consecutive words of one speaker, shown as one paragraph. */
 function turns(words: Word[]): { speaker: number; words: Word[] }[] {
@@ -42,6 +43,16 @@ export function TranscriptPage({ id }: { id: string }) {
     const { data, error: failure } = await api.PATCH("/v1/transcripts/{transcript_id}", { ...path, body: { title } });
     if (!data) return setError(describeError(failure));
     setTranscript({ ...transcript, title: data.title });
+  }
+
+  async function renameSpeaker(participant: TranscriptParticipant, name: string) {
+    if (!transcript || !participant.id || !name.trim() || name === participant.name) return;
+    const { data, error: failure } = await api.PATCH("/v1/transcripts/{transcript_id}/participants/{participant_id}", {
+      params: { path: { transcript_id: id, participant_id: participant.id } },
+      body: { name: name.trim() },
+    });
+    if (!data) return setError(describeError(failure));
+    setTranscript({ ...transcript, participants: (transcript.participants ?? []).map((p) => (p.id === data.id ? { ...p, name: data.name } : p)) });
   }
 
   function playFrom(word: Word) {
@@ -88,6 +99,22 @@ export function TranscriptPage({ id }: { id: string }) {
             </details>
           )}
         </section>
+      )}
+      {(transcript.participants ?? []).length > 0 && (
+        <details>
+          <summary>Speakers</summary>
+          {(transcript.participants ?? []).map((p) => (
+            <label key={p.id ?? p.name}>
+              {p.speaker != null ? `Speaker ${p.speaker}` : "Unassigned"}
+              <input
+                name={`participant-${p.id}`}
+                defaultValue={p.name}
+                onBlur={(e) => void renameSpeaker(p, e.currentTarget.value)}
+                onKeyDown={(e) => e.key === "Enter" && void renameSpeaker(p, e.currentTarget.value)}
+              />
+            </label>
+          ))}
+        </details>
       )}
       <section>
         <h2>Transcript</h2>
