@@ -316,12 +316,3 @@ describe("transcript.completed deliveries", () => {
     await receiver.down();
   });
 });
-
-describe("retention outside PUBLIC_MODE", () => {
-  it("does nothing: not even an old anonymous transcript is announced", async () => {
-    const id = randomUUID();
-    await publishCompleted(sys, endedTranscript(id, { user_id: null, created_at: new Date(Date.now() - 30 * DAY).toISOString() }), "run-1");
-    await notifierCaughtUp(sys, "TRANSCRIPTS");
-    expect(await notifierHooks(sys).expireTranscripts({ now: new Date(Date.now() + 30 * DAY) })).toBeNull();
-  });
-});

@@ -1,8 +1,8 @@
 // Retention on a public instance, once with the local storage driver and once against a real
 // S3-protocol server: an old anonymous transcript loses its meeting (consent and participants with
 // it), its recordings and every stored file; a newer anonymous one and an owned one keep everything.
-// The notifier's run is driven with a clock past the limit; the transcription service's answer
-// (transcript.destroyed, reason retention) is published as it would publish it.
+// The transcription service's run is driven with a clock past the limit: it destroys the transcript
+// (transcript.destroyed, reason retention) and announces it expired, and the others follow.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,9 +13,10 @@ import { eventually, startTestS3, type TestS3 } from "@scribe/kit/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish, transcriptState } from "./support/media";
-import { notifierCaughtUp, notifierHooks, type ExpireTranscripts } from "./support/notifier";
+import { notifierCaughtUp } from "./support/notifier";
 import { post } from "./support/platforms";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
+import { transcriptionHooks, type ExpireTranscripts } from "./support/transcription";
 import { startDailySimulator, type DailySimulator } from "@scribe/simulators";
 
 const TRANSCRIPTS = "scribe-transcripts";
@@ -54,7 +55,7 @@ function retentionScenario(driver: "local" | "s3"): void {
       daily = await startDailySimulator({ storage: StorageConfig.parse({ STORAGE_LOCAL_ROOT: mkdtempSync(join(tmpdir(), "scribe-retention-daily-")) }) });
       sys = await startSystem({
         label: `retention${driver}`,
-        services: ["rooms", "meetings", "recordings", "notifier", "gateway"],
+        services: ["rooms", "meetings", "recordings", "notifier", "transcription", "gateway"],
         env: {
           ...env,
           PUBLIC_MODE: "true",
@@ -70,7 +71,7 @@ function retentionScenario(driver: "local" | "s3"): void {
       });
       daily.setWebhookUrl(`${sys.baseUrl}/v1/daily/webhook`);
       db = postgres(sys.db.url, { max: 2, onnotice: () => {} });
-      expire = notifierHooks(sys).expireTranscripts;
+      expire = transcriptionHooks(sys).expireTranscripts;
 
       const alice = sys.as("alice");
       const roomName = `public-${driver}`;
@@ -116,10 +117,15 @@ function retentionScenario(driver: "local" | "s3"): void {
           participants: [],
         };
         await publish(sys.prefix, "recording.available", available, "scribe/meetings");
-        const transcript = transcriptState(randomUUID(), { status: "ended", source_kind: "room", room_id: room.id, meeting_id: meeting.id, recording_id: recordingId, ...overrides });
+        // The transcription service makes the recording's transcript (owned by the room's owner); the
+        // case's owner and age are arranged in its table, which is what retention decides on.
+        const made = await eventually(async () => (await db<{ id: string }[]>`select id from transcription.transcript where recording_id = ${recordingId}`)[0] ?? null, {
+          message: "transcript made for the recording",
+        });
+        const transcript = transcriptState(made.id, { status: "ended", source_kind: "room", room_id: room.id, meeting_id: meeting.id, recording_id: recordingId, ...overrides });
+        await db`update transcription.transcript set user_id = ${transcript.user_id}, created_at = ${transcript.created_at} where id = ${made.id}`;
         await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(transcript.id), Buffer.alloc(2048, 1));
         await bucket(TRANSCRIPTS).put(transcriptKeys.waveform(transcript.id), "[0,0.5,1]");
-        await publish(sys.prefix, "transcript.created", transcript);
         return { transcript, meetingId: meeting.id, recordingId, trackKeys };
       };
       cases.oldAnonymous = await make("old", { user_id: null, created_at: new Date(start.getTime() - DAY).toISOString() });
@@ -152,7 +158,7 @@ function retentionScenario(driver: "local" | "s3"): void {
       recording: (await db`select 1 from recordings.recording where id = ${id}`).length,
       files: (await db`select 1 from recordings.recording_file where recording_id = ${id}`).length,
     });
-    const expiredEvents = async () => (await streamEvents(sys.prefix, "NOTIFICATIONS")).filter((e) => e.type === "retention.transcript_expired");
+    const expiredEvents = async () => (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "retention.transcript_expired");
 
     it("expires nothing before the limit: the clock decides", async () => {
       expect(await expire({ now: new Date(start.getTime() + 5 * DAY) })).toEqual([]);
@@ -184,7 +190,12 @@ function retentionScenario(driver: "local" | "s3"): void {
 
     it("once the transcript is destroyed, its recordings and every file are gone, in every bucket", async () => {
       const old = cases.oldAnonymous;
-      await publish(sys.prefix, "transcript.destroyed", { transcript: { ...old.transcript, version: 2, deleted_at: new Date().toISOString() }, reason: "retention" }, "scribe/transcription");
+      expect(await db`select 1 from transcription.transcript where id = ${old.transcript.id}`).toHaveLength(0);
+      const destroyed = await eventually(async () => {
+        const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.destroyed");
+        return events.length > 0 ? events : null;
+      }, { message: "destruction announced" });
+      expect(destroyed.map((e) => [(e.data as { transcript: { id: string } }).transcript.id, (e.data as { reason: string }).reason])).toEqual([[old.transcript.id, "retention"]]);
       await eventually(async () => (await recordingRows(old.recordingId)).recording === 0, { message: "recording rows deleted", timeoutMs: 20_000 });
       expect(await recordingRows(old.recordingId)).toEqual({ recording: 0, files: 0 });
       for (const key of old.trackKeys) expect(await bucket(DAILY).head(key)).toBeNull();
@@ -196,6 +207,7 @@ function retentionScenario(driver: "local" | "s3"): void {
         expect(await meetingRows(c.meetingId)).toEqual({ meeting: 1, consent: 1, stays: 1 });
         expect(await recordingRows(c.recordingId)).toEqual({ recording: 1, files: 2 });
         for (const key of c.trackKeys) expect(await bucket(DAILY).head(key)).not.toBeNull();
+        expect(await db`select 1 from transcription.transcript where id = ${c.transcript.id}`).toHaveLength(1);
         expect(await keysOf(TRANSCRIPTS, transcriptKeys.prefix(c.transcript.id))).toEqual([transcriptKeys.waveform(c.transcript.id), transcriptKeys.mp3(c.transcript.id)].sort());
       }
       const meta = (await db`select deleted_at from recordings.recording_file where deleted_at is not null`).length;

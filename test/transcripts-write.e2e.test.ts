@@ -9,6 +9,7 @@ import { DbTranscriptPort } from "../services/transcription/src/port";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { transcriptionHooks } from "./support/transcription";
 import { TranscriptWriter } from "./support/transcripts";
 
 let sys: TestSystem;
@@ -302,18 +303,11 @@ describe("process", () => {
   });
 });
 
-describe("consumers", () => {
-  it("destroys an expired transcript (retention)", async () => {
+describe("retention", () => {
+  it("retention does nothing outside PUBLIC_MODE: not even an old anonymous transcript expires", async () => {
     const t = await create(alice);
-    await bus.publish("retention.transcript_expired", {
-      transcript_id: t.id,
-      meeting_id: null,
-      recording_id: null,
-      transcript_created_at: t.created_at,
-      retention_days: 7,
-      expired_at: new Date().toISOString(),
-    });
-    await eventually(async () => (await alice(`/v1/transcripts/${t.id}`)).status === 404);
-    expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
+    await sql`update transcript set user_id = null, created_at = now() - interval '30 days' where id = ${t.id}`;
+    expect(await transcriptionHooks(sys).expireTranscripts({ now: new Date(Date.now() + 30 * 86_400_000) })).toBeNull();
+    expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
-// Helpers for notifier tests: the running notifier's hooks (deliveries and retention driven with the
-// test's clock), its tables, and transcripts completing as the transcription service announces them.
+// Helpers for notifier tests: the running notifier's hooks (deliveries driven with the test's clock),
+// its tables, and transcripts completing as the transcription service announces them.
 import type { MeetingState, TranscriptState } from "@scribe/contracts";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
@@ -8,13 +8,12 @@ import { consumerCaughtUp, publish, transcriptState } from "./media";
 import type { TestSystem } from "./system";
 
 export type DeliverDue = (opts?: { now?: Date }) => Promise<number>;
-export type ExpireTranscripts = (opts?: { now?: Date }) => Promise<string[] | null>;
 
-export function notifierHooks(sys: TestSystem): { deliverDue: DeliverDue; expireTranscripts: ExpireTranscripts } {
+export function notifierHooks(sys: TestSystem): { deliverDue: DeliverDue } {
   // The newest one: a test may have restarted the notifier.
   const svc = [...sys.process.services].reverse().find((s) => s.name === "notifier");
   if (!svc) throw new Error("the notifier is not running in this system");
-  return { deliverDue: svc.exports.deliverDue as DeliverDue, expireTranscripts: svc.exports.expireTranscripts as ExpireTranscripts };
+  return { deliverDue: svc.exports.deliverDue as DeliverDue };
 }
 
 export function notifierDb(sys: TestSystem): Sql {

@@ -34,8 +34,8 @@ export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume">):
 
   rt.consume({
     name: "meetings.retention",
-    stream: "NOTIFICATIONS",
-    filterSubject: `${STREAMS.NOTIFICATIONS.context}.${eventToken("retention.transcript_expired")}.*`,
+    stream: "TRANSCRIPTS",
+    filterSubject: `${STREAMS.TRANSCRIPTS.context}.${eventToken("retention.transcript_expired")}.*`,
     // An instruction to apply, not news: one published before this consumer existed still applies.
     deliverPolicy: "all",
     handlers: {

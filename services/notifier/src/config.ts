@@ -1,8 +1,7 @@
-// Environment of the notifier. SMTP_*, ZULIP_* and PUBLIC_DATA_RETENTION_DAYS keep the reference's
+// Environment of the notifier. SMTP_* and ZULIP_* keep the reference's
 // names and defaults; timeouts and the schedules' knobs are Scribe's.
 import { SharedSettings, envBool, envInt } from "@scribe/kit";
 import { z } from "zod";
-import { parseRunAt } from "./domain/retention";
 
 export const NotifierConfig = z.object({
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
@@ -24,12 +23,6 @@ export const NotifierConfig = z.object({
   ZULIP_API_KEY: z.string().default("").describe("Zulip bot API key"),
   ZULIP_BOT_EMAIL: z.string().default("").describe("Zulip bot e-mail address"),
   ZULIP_TIMEOUT_MS: envInt(10_000, 100, 120_000).describe("timeout of one Zulip API call"),
-  PUBLIC_DATA_RETENTION_DAYS: envInt(7, 1).describe("PUBLIC_MODE: anonymous transcripts older than this many days are deleted with their meetings, recordings and files"),
-  RETENTION_RUN_AT: z
-    .string()
-    .default("03:00")
-    .refine((v) => v === "off" || parseRunAt(v) !== null, "expected HH:MM (UTC) or off")
-    .describe("PUBLIC_MODE: time of day (UTC, HH:MM) of the daily retention run; off: not in this process"),
   NOTIFIER_DISPATCH_INTERVAL_MS: envInt(1000, 0)
     .describe("how often due deliveries are looked for when no new one wakes the dispatcher; 0 disables sending in this process"),
   NOTIFIER_CONCURRENCY: envInt(4, 1, 64).describe("deliveries attempted at once per process"),

@@ -35,9 +35,4 @@ export const notifierMetrics = {
     labelNames: ["result"],
     registers: [registry],
   }),
-  expired: new Counter({
-    name: "scribe_retention_transcripts_expired_total",
-    help: "anonymous transcripts announced expired by the retention job",
-    registers: [registry],
-  }),
 };

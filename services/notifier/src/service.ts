@@ -1,6 +1,6 @@
 // The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
-// webhook test and the sharing operations, and runs retention on public instances.
+// webhook test and the sharing operations.
 import { INTERNAL_CALLER, roomsOps } from "@scribe/contracts";
 import { QUOTA_MIGRATIONS, createHttpClient, defineService, rpcCall } from "@scribe/kit";
 import { EmailSender, smtpMailer } from "./channels/email";
@@ -12,7 +12,6 @@ import { registerConsumers } from "./consumers";
 import { registerDeliveryOps } from "./delivery-ops";
 import { createDispatcher } from "./dispatcher";
 import { emailConfigured } from "./domain/email";
-import { expireTranscripts, startRetentionSchedule } from "./retention";
 
 export const notifierService = defineService({
   name: "notifier",
@@ -42,13 +41,8 @@ export const notifierService = defineService({
       await dispatcher.start(config.NOTIFIER_DISPATCH_INTERVAL_MS);
       onStop(() => dispatcher.stop());
     }
-    const retention = startRetentionSchedule(sql, config, log.child({ job: "notifier.retention" }));
-    onStop(() => retention.stop());
 
-    // Tests (and an operator's one-off run) drive the dispatcher and retention with their own clock.
-    return {
-      deliverDue: dispatcher.deliverDue,
-      expireTranscripts: (opts: { now?: Date } = {}) => expireTranscripts(sql, config, opts.now ?? new Date()),
-    };
+    // Tests (and an operator's one-off run) drive the dispatcher with their own clock.
+    return { deliverDue: dispatcher.deliverDue };
   },
 });

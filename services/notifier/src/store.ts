@@ -104,11 +104,10 @@ export interface TranscriptFacts {
   created_at: Date;
   deleted_at: Date | null;
   destroyed_at: Date | null;
-  expired_at: Date | null;
 }
 
 export async function transcriptFacts(db: Db, id: string): Promise<TranscriptFacts | null> {
-  const [r] = await db<TranscriptFacts[]>`select id, version, user_id, meeting_id, recording_id, created_at, deleted_at, destroyed_at, expired_at
+  const [r] = await db<TranscriptFacts[]>`select id, version, user_id, meeting_id, recording_id, created_at, deleted_at, destroyed_at
     from transcript where id = ${id}`;
   return r ?? null;
 }
@@ -299,38 +298,4 @@ export async function zulipMessageOf(db: Db, transcriptId: string): Promise<Zuli
 export async function saveZulipMessage(db: Db, m: ZulipMessageRow): Promise<void> {
   await db`insert into zulip_message (transcript_id, message_id, stream, topic) values (${m.transcript_id}, ${m.message_id}, ${m.stream}, ${m.topic})
     on conflict (transcript_id) do update set message_id = excluded.message_id, stream = excluded.stream, topic = excluded.topic, updated_at = now()`;
-}
-
-// ---- retention --------------------------------------------------------------------------------
-
-/** Anonymous, live transcripts created before the cutoff and not announced yet, locked for this run. */
-export async function lockExpiredTranscripts(tx: Db, cutoff: Date, limit: number): Promise<TranscriptFacts[]> {
-  return tx<TranscriptFacts[]>`select id, version, user_id, meeting_id, recording_id, created_at, deleted_at, destroyed_at, expired_at
-    from transcript
-    where user_id is null and deleted_at is null and destroyed_at is null and expired_at is null and created_at < ${cutoff}
-    order by created_at, id limit ${limit}
-    for update skip locked`;
-}
-
-export async function markExpired(tx: Db, ids: string[], now: Date): Promise<void> {
-  if (ids.length) await tx`update transcript set expired_at = ${now} where id = any(${ids}::text[])`;
-}
-
-export async function lastRetentionDay(db: Db): Promise<string | null> {
-  const [r] = await db<{ day: string }[]>`select to_char(max(run_date), 'YYYY-MM-DD') as day from retention_run`;
-  return r?.day ?? null;
-}
-
-/** Claims the day's run; false when another replica (or an earlier start) already has it. */
-export async function startRetentionRun(db: Db, day: string, now: Date): Promise<boolean> {
-  const rows = await db`insert into retention_run (run_date, started_at) values (${day}::date, ${now}) on conflict (run_date) do nothing returning run_date`;
-  return rows.length > 0;
-}
-
-export async function finishRetentionRun(db: Db, day: string, expired: number, now: Date): Promise<void> {
-  await db`update retention_run set finished_at = ${now}, expired = ${expired} where run_date = ${day}::date`;
-}
-
-export async function abandonRetentionRun(db: Db, day: string): Promise<void> {
-  await db`delete from retention_run where run_date = ${day}::date and finished_at is null`;
 }

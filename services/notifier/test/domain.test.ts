@@ -1,11 +1,10 @@
 // The notifier's pure rules: retry schedules, webhook bytes and signatures, e-mail and chat content,
-// who is notified after processing, and when retention runs.
+// and who is notified after processing.
 import { createHmac } from "node:crypto";
 import type { TranscriptState } from "@scribe/contracts";
 import { describe, expect, it } from "vitest";
 import { emailHtml, emailSubject, emailText, recipientsAfterProcessing } from "../src/domain/email";
 import { planCompletion, type MeetingCopy, type RoomCopy } from "../src/domain/notifications";
-import { nextRunAt, parseRunAt, retentionCutoff, runDue } from "../src/domain/retention";
 import { afterAttempt, attemptOffsets, httpVerdict, MESSAGE_RETRY, WEBHOOK_RETRY } from "../src/domain/retry";
 import { calendarEventOf, completedBody, signature, testBody, testFailureMessage, transcriptUrl, webhookHeaders, webhookTranscript } from "../src/domain/webhook";
 import { formatDurationMs, formatTime, zulipMessage } from "../src/domain/zulip";
@@ -307,24 +306,4 @@ describe("what a completed transcript sets off", () => {
   });
 
   it("links use UI_BASE_URL", () => expect(transcriptUrl("https://app.example.com/", "t9")).toBe("https://app.example.com/transcripts/t9"));
-});
-
-describe("retention schedule", () => {
-  it("runs once a day at the configured UTC time, and catches up a missed run", () => {
-    const at = parseRunAt("03:00")!;
-    expect(parseRunAt("24:00")).toBeNull();
-    expect(parseRunAt("3:5")).toBeNull();
-    const before = new Date("2026-11-21T02:59:00Z");
-    const after = new Date("2026-11-21T03:00:00Z");
-    expect(runDue(before, at, "2026-11-20")).toBe(false);
-    expect(runDue(after, at, "2026-11-20")).toBe(true);
-    expect(runDue(new Date("2026-11-21T15:00:00Z"), at, null)).toBe(true);
-    expect(runDue(new Date("2026-11-21T15:00:00Z"), at, "2026-11-21")).toBe(false);
-    expect(nextRunAt(before, at)).toEqual(new Date("2026-11-21T03:00:00Z"));
-    expect(nextRunAt(after, at)).toEqual(new Date("2026-11-22T03:00:00Z"));
-  });
-
-  it("expires what is older than the retention days", () => {
-    expect(retentionCutoff(new Date("2026-11-21T03:00:00Z"), 7)).toEqual(new Date("2026-11-14T03:00:00Z"));
-  });
 });

@@ -1,12 +1,9 @@
-// Event consumers: recordings ready to transcribe (RECORDINGS) and retention expiries
-// (NOTIFICATIONS). Each runs in the inbox transaction, so a redelivered event is applied
+// Event consumers: recordings ready to transcribe (RECORDINGS). Each runs in the inbox transaction, so a redelivered event is applied
 // once; a second, different event for the same recording starts nothing either.
 import { randomUUID } from "node:crypto";
 import { STREAMS, eventToken, type EventType, type RecordingReady } from "@scribe/contracts";
 import type { Logger, ServiceRuntime, Tx } from "@scribe/kit";
 import { execute, persistNew } from "./changes";
-import { destroyTranscript } from "./destroy";
-import { decide } from "./domain/decider";
 import { newAggregate, type Aggregate } from "./domain/transcript";
 import { startProcessing } from "./processing";
 import { loadTranscript, transcriptIdOfRecording } from "./store";
@@ -60,20 +57,5 @@ export function registerConsumers(rt: ServiceRuntime<unknown>): void {
     // Starts processing: only recordings announced from now on, never the whole history.
     deliverPolicy: "new",
     handlers: { "recording.ready": (tx, ev, { log }) => onRecordingReady(tx, ev.data, log, rt.clock()) },
-  });
-
-  rt.consume({
-    name: "transcription.retention",
-    stream: "NOTIFICATIONS",
-    filterSubject: only("NOTIFICATIONS", "retention.transcript_expired"),
-    deliverPolicy: "new",
-    handlers: {
-      "retention.transcript_expired": async (tx, ev, { log }) => {
-        const a = await loadTranscript(tx, ev.data.transcript_id, { forUpdate: true, topics: false, events: false });
-        if (!a) return void log.info({ transcriptId: ev.data.transcript_id }, "expired transcript already gone");
-        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now: rt.clock() }, a));
-        log.info({ transcriptId: a.state.id, retentionDays: ev.data.retention_days }, "expired transcript destroyed");
-      },
-    },
   });
 }

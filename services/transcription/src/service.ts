@@ -6,6 +6,7 @@ import { serveRunOps, WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
+import { expireTranscripts, startRetentionSchedule } from "./retention";
 import { registerShredder } from "./shred";
 import { startLiveRecording } from "./live/index";
 import { pipelineDeps } from "./pipeline-deps";
@@ -28,6 +29,9 @@ export const transcriptionService = defineService({
     await startPipelineWorkers(rt, port, { ...deps, worker: { concurrency: pipelineConcurrency(rt.config) } });
     // Registered after the workers: stop hooks run in reverse, so live sessions hand over first.
     const live = startLiveRecording(rt, port, deps);
-    return { live };
+    const retention = startRetentionSchedule(rt.sql, rt.config, rt.log.child({ job: "transcription.retention" }), rt.clock);
+    rt.onStop(() => retention.stop());
+    // Tests (and an operator's one-off run) drive retention with their own clock.
+    return { live, expireTranscripts: (opts: { now?: Date } = {}) => expireTranscripts(rt.sql, rt.config, opts.now ?? rt.clock()) };
   },
 });

@@ -123,3 +123,32 @@ export async function transcriptIdOfRecording(db: Db, recordingId: string): Prom
   const rows = await db<{ id: string }[]>`select id from transcript where recording_id = ${recordingId} order by created_at limit 1`;
   return rows[0]?.id ?? null;
 }
+
+// ---- retention --------------------------------------------------------------------------------
+
+/** Up to `limit` anonymous live transcripts created before `cutoff`, locked; rows another run holds are skipped. */
+export async function lockExpiryCandidates(tx: Db, cutoff: Date, limit: number): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`select id from transcript
+    where user_id is null and deleted_at is null and created_at < ${cutoff}
+    order by created_at limit ${limit} for update skip locked`;
+  return rows.map((r) => r.id);
+}
+
+export async function lastRetentionDay(db: Db): Promise<string | null> {
+  const [r] = await db<{ day: string | null }[]>`select to_char(max(run_date), 'YYYY-MM-DD') as day from retention_run`;
+  return r?.day ?? null;
+}
+
+/** Claims today's run; false when another replica has it. */
+export async function startRetentionRun(db: Db, day: string, now: Date): Promise<boolean> {
+  const rows = await db`insert into retention_run (run_date, started_at) values (${day}::date, ${now}) on conflict (run_date) do nothing returning run_date`;
+  return rows.length > 0;
+}
+
+export async function finishRetentionRun(db: Db, day: string, expired: number, now: Date): Promise<void> {
+  await db`update retention_run set finished_at = ${now}, expired = ${expired} where run_date = ${day}::date`;
+}
+
+export async function abandonRetentionRun(db: Db, day: string): Promise<void> {
+  await db`delete from retention_run where run_date = ${day}::date and finished_at is null`;
+}

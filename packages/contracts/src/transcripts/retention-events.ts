@@ -1,7 +1,7 @@
-// Retention on public instances (PUBLIC_MODE): the retention job finds anonymous transcripts older
-// than PUBLIC_DATA_RETENTION_DAYS and announces it; each owning service applies it to its own data:
-// transcription destroys the transcript (transcript.destroyed, reason "retention"), recordings delete
-// every stored file of it, meetings delete its meeting.
+// Retention on public instances (PUBLIC_MODE): the transcription service's daily job finds anonymous
+// transcripts older than PUBLIC_DATA_RETENTION_DAYS, destroys each (transcript.destroyed, reason
+// "retention") and announces it expired in the same transaction; meetings delete its meeting,
+// recordings every stored file of it (on transcript.destroyed).
 import { z } from "@hono/zod-openapi";
 import { defineEvent } from "../common/event-def";
 
@@ -18,7 +18,7 @@ export type TranscriptExpired = z.infer<typeof TranscriptExpired>;
 export const retentionEvents = [
   defineEvent({
     type: "retention.transcript_expired",
-    stream: "NOTIFICATIONS",
+    stream: "TRANSCRIPTS",
     version: 1,
     data: TranscriptExpired,
     aggregateId: (d) => d.transcript_id,

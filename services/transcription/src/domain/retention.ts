@@ -1,5 +1,6 @@
 // Retention on public instances (PUBLIC_MODE): when the daily run is due and which transcripts it
 // expires. Pure: the clock comes in.
+import type { TranscriptExpired } from "@scribe/contracts";
 
 /** "HH:MM" (UTC) → minutes after midnight; the setting is validated with this. */
 export function parseRunAt(v: string): number | null {
@@ -38,4 +39,25 @@ export function runDue(now: Date, runAtMinutes: number, lastRunDay: string | nul
 /** Anonymous transcripts created before this have expired. */
 export function retentionCutoff(now: Date, days: number): Date {
   return new Date(now.getTime() - days * 86_400_000);
+}
+
+/** Anonymous transcripts created before the cutoff expire; a soft-deleted one waits for its owner. */
+export function isExpired(t: { user_id: string | null; deleted_at: string | null; created_at: string }, cutoff: Date): boolean {
+  return t.user_id === null && t.deleted_at === null && new Date(t.created_at).getTime() < cutoff.getTime();
+}
+
+/** What retention.transcript_expired says about one expired transcript. */
+export function expiryAnnouncement(
+  t: { id: string; meeting_id: string | null; recording_id: string | null; created_at: string },
+  retentionDays: number,
+  now: Date,
+): TranscriptExpired {
+  return {
+    transcript_id: t.id,
+    meeting_id: t.meeting_id,
+    recording_id: t.recording_id,
+    transcript_created_at: t.created_at,
+    retention_days: retentionDays,
+    expired_at: now.toISOString(),
+  };
 }
