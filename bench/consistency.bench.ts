@@ -39,7 +39,7 @@ export default async function bench(): Promise<void> {
       await rpcCall(bus, meetingsOps.listActive, { caller: alice, room_name: roomName }, { versions });
       return true;
     } catch (e) {
-      if (isAppError(e) && e.status === 404) return false;
+      if (isAppError(e) && e.kind === "not_found") return false;
       throw e;
     }
   };

@@ -4,7 +4,7 @@
 // over HTTP (its meeting made on demand, replaced once it ended), meetings made ahead of their
 // events, and a deleted room taking its events with it.
 import { type Caller } from "@scribe/contracts";
-import { isAppError } from "@scribe/kit";
+import { isAppError, type ErrorKind } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { ICalAttendeeStatus } from "ical-generator";
 import postgres from "postgres";
@@ -67,10 +67,10 @@ async function roomWithEvents(name: string, events: (now: Date) => FeedEventSpec
   return { room, now, byUid };
 }
 
-async function refusal(p: Promise<unknown>): Promise<{ status: number; detail: unknown }> {
+async function refusal(p: Promise<unknown>): Promise<{ kind: ErrorKind; detail: unknown }> {
   const e = await p.then(() => null, (err: unknown) => err);
   if (!isAppError(e)) throw new Error(`expected a refusal, got ${String(e)}`);
-  return { status: e.status, detail: e.detail };
+  return { kind: e.kind, detail: e.detail };
 }
 
 describe("a room's calendar events", () => {
@@ -139,8 +139,8 @@ describe("joining a calendar event", () => {
     const start = new Date(event.start_time);
     const join = (now: Date, caller: Caller = ALICE) =>
       calendar.commands.joinEvent({ caller, room_name: "early", event_id: event.id, display_name: null }, now);
-    expect(await refusal(join(new Date(start.getTime() - 301_000)))).toEqual({ status: 400, detail: "Meeting has not started yet" });
-    expect(await refusal(join(minutesFrom(start, 30)))).toEqual({ status: 400, detail: "Meeting has ended" });
+    expect(await refusal(join(new Date(start.getTime() - 301_000)))).toEqual({ kind: "bad_request", detail: "Meeting has not started yet" });
+    expect(await refusal(join(minutesFrom(start, 30)))).toEqual({ kind: "bad_request", detail: "Meeting has ended" });
     expect((await (await alice("/v1/rooms/early/meetings/active")).json())).toEqual([]);
 
     const meeting = await join(new Date(start.getTime() - 299_000));

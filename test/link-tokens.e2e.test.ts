@@ -1,16 +1,16 @@
 // The gateway's token helpers that the WebSocket and media routes use: verifyToken for bare bearer
 // tokens (Sec-WebSocket-Protocol) and verifyLinkToken / mintMediaToken for audio `?token=` links
 // (behaviour §6.9, §6.10), in each auth mode.
-import { isAppError, mintMediaToken } from "@scribe/kit";
+import { isAppError, mintMediaToken, type ErrorKind } from "@scribe/kit";
 import type { Authenticator } from "@scribe/gateway";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRET, startSystem, type AuthMode, type TestSystem } from "./support/system";
 
-async function refusal(p: Promise<unknown>): Promise<{ status: number; detail: unknown }> {
+async function refusal(p: Promise<unknown>): Promise<{ kind: ErrorKind; detail: unknown }> {
   try {
     await p;
   } catch (e) {
-    if (isAppError(e)) return { status: e.status, detail: e.detail };
+    if (isAppError(e)) return { kind: e.kind, detail: e.detail };
     throw e;
   }
   throw new Error("expected a refusal");
@@ -34,16 +34,16 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
         return;
       }
       expect(caller).toEqual({ userId: await sys.userId("wendy"), email: "wendy@example.com", via: "bearer" });
-      expect(await refusal(auth.verifyToken("garbage"))).toEqual({ status: 401, detail: "Invalid authentication" });
+      expect(await refusal(auth.verifyToken("garbage"))).toEqual({ kind: "unauthorized", detail: "Invalid authentication" });
       // API keys are for HTTP headers only.
       const { key } = await sys.createApiKey("wendy");
-      expect(await refusal(auth.verifyToken(key))).toEqual({ status: 401, detail: "Invalid authentication" });
+      expect(await refusal(auth.verifyToken(key))).toEqual({ kind: "unauthorized", detail: "Invalid authentication" });
     });
 
     it("verifyLinkToken: a minted media token is its user for 15 minutes, for its transcript's audio only, in every mode", async () => {
       const token = await auth.mintMediaToken({ userId: "owner-7", transcriptId: "t-7" });
       expect(await auth.verifyLinkToken(token, "t-7")).toEqual({ userId: "owner-7", email: null, via: "bearer" });
-      const invalid = { status: 401, detail: "Invalid or expired token" };
+      const invalid = { kind: "unauthorized", detail: "Invalid or expired token" };
       expect(await refusal(auth.verifyLinkToken(token, "t-8"))).toEqual(invalid);
       expect(await refusal(auth.verifyLinkToken(token, null))).toEqual(invalid);
       const expired = await mintMediaToken(TEST_SECRET, { userId: "owner-7", transcriptId: "t-7" }, { now: new Date(Date.now() - 16 * 60_000) });
@@ -55,7 +55,7 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
 
     it("verifyLinkToken: a bearer token of the backend works on links too (reference)", async () => {
       const token = await sys.token("xavier");
-      if (mode === "none") expect(await refusal(auth.verifyLinkToken(token, "t-1"))).toMatchObject({ status: 401 });
+      if (mode === "none") expect(await refusal(auth.verifyLinkToken(token, "t-1"))).toMatchObject({ kind: "unauthorized" });
       else expect((await auth.verifyLinkToken(token, null)).userId).toBe(await sys.userId("xavier"));
     });
 

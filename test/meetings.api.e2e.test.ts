@@ -371,7 +371,7 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
 
     await expect(
       rpcCall(bus, meetingsOps.createCalendarMeeting, { caller: INTERNAL, room_id: "no-such-room", calendar_event: event }),
-    ).rejects.toMatchObject({ status: 404, detail: "Room not found" });
+    ).rejects.toMatchObject({ kind: "not_found", detail: "Room not found" });
   });
 });
 

@@ -286,11 +286,11 @@ describe("transcript.completed deliveries", () => {
     const bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "test-webhook-ops" });
     try {
       const alice = { userId: "alice", email: null, via: "bearer" as const };
-      await expect(rpcCall(bus, notifierOps.listDeliveries, { caller: alice })).rejects.toMatchObject({ status: 403 });
-      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ status: 403 });
-      await expect(rpcCall(bus, notifierOps.redeliver, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ status: 403 });
+      await expect(rpcCall(bus, notifierOps.listDeliveries, { caller: alice })).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(rpcCall(bus, notifierOps.redeliver, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ kind: "forbidden" });
       const internal = { userId: null, email: null, via: "internal" as const };
-      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: internal, id: randomUUID() })).rejects.toMatchObject({ status: 404 });
+      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: internal, id: randomUUID() })).rejects.toMatchObject({ kind: "not_found" });
     } finally {
       await bus.close();
     }

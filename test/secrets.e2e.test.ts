@@ -68,7 +68,7 @@ describe("webhook secrets", () => {
     const id = await createHookedRoom("asked");
     expect(await rpcCall(bus, roomsOps.webhookSecret, { caller: INTERNAL_CALLER, id })).toEqual({ webhook_secret: SECRET });
     const owner = { userId: "alice", email: null, via: "bearer" as const };
-    await expect(rpcCall(bus, roomsOps.webhookSecret, { caller: owner, id })).rejects.toMatchObject({ status: 403 });
+    await expect(rpcCall(bus, roomsOps.webhookSecret, { caller: owner, id })).rejects.toMatchObject({ kind: "forbidden" });
   });
 
   it("are not printed by scribe tail, even from events written before they left events", async () => {

@@ -333,7 +333,7 @@ export function mediaSuite(driver: "local" | "s3"): void {
       expect(lines).toEqual([`deleted ${DAILY}/${tracks[1]!.key}`]);
       expect(await exists(DAILY, tracks[1]!.key)).toBe(false);
       expect(await exists(DAILY, tracks[0]!.key)).toBe(true);
-      await expect(recordingsCommand(sys.env, ["delete-video", "no-such-recording"], () => {})).rejects.toMatchObject({ kind: "NotFound" });
+      await expect(recordingsCommand(sys.env, ["delete-video", "no-such-recording"], () => {})).rejects.toMatchObject({ kind: "not_found" });
     });
 
     it("hands platform B's single file on as a file recording", async () => {
@@ -462,7 +462,7 @@ export function mediaSuite(driver: "local" | "s3"): void {
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(bystander.id), AUDIO);
       await eventually(async () => (await db`select 1 from recordings.recording where id = ${other.recording_id} or meeting_id = ${meetingId}`).length === 3);
 
-      await expect(rpcCall(bus, recordingsOps.deleteMedia, { caller: { userId: "alice", email: null, via: "bearer" }, transcript_id: t.id, parts: ["tracks"], reason: "consent" })).rejects.toMatchObject({ status: 403 });
+      await expect(rpcCall(bus, recordingsOps.deleteMedia, { caller: { userId: "alice", email: null, via: "bearer" }, transcript_id: t.id, parts: ["tracks"], reason: "consent" })).rejects.toMatchObject({ kind: "forbidden" });
 
       const result = await internal(recordingsOps.deleteMedia, { transcript_id: t.id, parts: ["tracks", "mixdown", "video", "upload"], reason: "retention" });
       const expected = [

@@ -21,7 +21,7 @@ export function resolveAudio(input: AudioInput): ResolvedAudio {
     return /^https?:\/\//i.test(input) ? { source: input, url: input } : { source: input, path: input };
   }
   const source = input.path ?? input.url;
-  if (!source) throw new AppError("Invalid", "audio input has neither a path nor a URL");
+  if (!source) throw new AppError("invalid", "audio input has neither a path nor a URL");
   return { source, ...(input.path ? { path: input.path } : {}), ...(input.url ? { url: input.url } : {}) };
 }
 
@@ -33,7 +33,7 @@ export async function* decodeSamples(source: string, opts: { sampleRate?: number
   try {
     yield* decodePcm(source, opts);
   } catch (e) {
-    if (isMediaError(e) && !e.retryable) throw new AppError("Invalid", e.message, { cause: e });
+    if (isMediaError(e) && !e.retryable) throw new AppError("invalid", e.message, { cause: e });
     throw e;
   }
 }
@@ -129,7 +129,7 @@ export interface PcmAudio {
 export async function readWav(path: string): Promise<PcmAudio> {
   const file = await readFile(path);
   if (file.toString("ascii", 0, 4) !== "RIFF" || file.toString("ascii", 8, 12) !== "WAVE") {
-    throw new AppError("Invalid", `${path} is not a WAV file`);
+    throw new AppError("invalid", `${path} is not a WAV file`);
   }
   let pos = 12;
   let sampleRate = 0;
@@ -142,7 +142,7 @@ export async function readWav(path: string): Promise<PcmAudio> {
       const channels = file.readUInt16LE(body + 2);
       const bits = file.readUInt16LE(body + 14);
       if (format !== 1 || channels !== 1 || bits !== 16) {
-        throw new AppError("Invalid", `${path}: expected 16-bit mono PCM, got format ${format}, ${channels} ch, ${bits} bit`);
+        throw new AppError("invalid", `${path}: expected 16-bit mono PCM, got format ${format}, ${channels} ch, ${bits} bit`);
       }
       sampleRate = file.readUInt32LE(body + 4);
     } else if (id === "data") {
@@ -154,7 +154,7 @@ export async function readWav(path: string): Promise<PcmAudio> {
     }
     pos = body + size + (size % 2);
   }
-  throw new AppError("Invalid", `${path} has no data chunk`);
+  throw new AppError("invalid", `${path} has no data chunk`);
 }
 
 /** Run a command to completion, feeding `stdin`; resolves stdout, rejects with stderr on failure. */

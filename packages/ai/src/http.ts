@@ -33,11 +33,11 @@ export async function requestJson<S extends z.ZodType>(call: HttpCall, schema: S
   try {
     data = JSON.parse(text);
   } catch {
-    throw new AppError("Invalid", `${call.service} answered with something other than JSON: ${preview(text)}`);
+    throw new AppError("invalid", `${call.service} answered with something other than JSON: ${preview(text)}`);
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
-    throw new AppError("Invalid", `${call.service} answered in an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+    throw new AppError("invalid", `${call.service} answered in an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
   }
   return parsed.data;
 }
@@ -61,7 +61,7 @@ export async function requestText(call: HttpCall): Promise<string> {
     });
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;
-    if (e.code === "aborted") throw new AppError("Unavailable", `${call.service} call cancelled`, { cause: e });
+    if (e.code === "aborted") throw new AppError("unavailable", `${call.service} call cancelled`, { cause: e });
     const why = e.code === "timeout" ? `no answer within ${call.timeoutMs} ms` : describeNetworkError(e);
     throw Unavailable(`${call.service} unavailable after ${e.attempts} attempts: ${call.service}: ${why}`, e);
   }
@@ -69,7 +69,7 @@ export async function requestText(call: HttpCall): Promise<string> {
   if (res.status >= 200 && res.status < 300) return body;
   const problem = `${call.service} answered HTTP ${res.status}: ${preview(body)}`;
   if (RETRYABLE_STATUS.has(res.status)) throw Unavailable(`${call.service} unavailable after ${res.attempts} attempts: ${problem}`);
-  throw new AppError("Invalid", problem);
+  throw new AppError("invalid", problem);
 }
 
 function describeNetworkError(e: HttpError): string {

@@ -38,14 +38,14 @@ describe("reference GPU diarization API backend", () => {
   it("needs a URL the service can fetch", async () => {
     const d = new GpuApiDiarizer({ baseUrl: "http://127.0.0.1:9", timeoutMs: 1000, retry });
     const error = await d.diarize("/tmp/local.wav").catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Invalid");
+    expect((error as AppError).kind).toBe("invalid");
   });
 
   it("reports a failing service as unavailable after the retries", async () => {
     server = await fakeServer((_req, res) => json(res, 502, { detail: "bad gateway" }));
     const d = new GpuApiDiarizer({ baseUrl: server.url, timeoutMs: 5000, retry });
     const error = await d.diarize({ url: "https://storage.example/a.mp3" }).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Unavailable");
+    expect((error as AppError).kind).toBe("unavailable");
     expect(server.requests).toHaveLength(2);
   });
 });

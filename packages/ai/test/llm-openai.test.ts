@@ -73,7 +73,7 @@ describe("OpenAI-compatible LLM backend", () => {
     server = await chatServer([JSON.stringify({ title: "short", summary: 3 })]);
     const error = await llm(server.url, { parseRetries: 2 }).completeJson("Find the topic.", Topic).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmParseError);
-    expect((error as LlmParseError).kind).toBe("Invalid");
+    expect((error as LlmParseError).kind).toBe("invalid");
     expect((error as LlmParseError).lastAnswer).toContain("short");
     expect(server.requests).toHaveLength(3);
     const correction = lastMessage(server.requests[2]!);
@@ -85,7 +85,7 @@ describe("OpenAI-compatible LLM backend", () => {
   it("exhausts its corrections on answers that are not JSON at all", async () => {
     server = await chatServer(["I cannot produce JSON today."]);
     const error = await llm(server.url).completeJson("Find the topic.", Topic).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Invalid");
+    expect((error as AppError).kind).toBe("invalid");
     expect((error as AppError).message).toMatch(/after 4 attempts: Parse error/);
     expect(server.requests).toHaveLength(4);
   });
@@ -98,7 +98,7 @@ describe("OpenAI-compatible LLM backend", () => {
       .completeJson("Find the topic.", Topic)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).kind).toBe("Unavailable");
+    expect((error as AppError).kind).toBe("unavailable");
     expect((error as AppError).message).toMatch(/LLM unavailable after 3 attempts: LLM: no answer within 250 ms/);
     expect(server.requests).toHaveLength(3);
   });

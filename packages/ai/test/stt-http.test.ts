@@ -81,7 +81,7 @@ describe("OpenAI-compatible transcription backend", () => {
     const stt = new OpenAiStt({ baseUrl: server.url, model: "whisper-1", timeoutMs: 5000, retry, chunkSeconds: 600 });
     const error = await stt.transcribe(fx.mixPath, { language: "en" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).kind).toBe("Invalid");
+    expect((error as AppError).kind).toBe("invalid");
     expect((error as AppError).message).toContain("401");
     expect(server.requests).toHaveLength(1);
   });
@@ -93,7 +93,7 @@ describe("OpenAI-compatible transcription backend", () => {
     const fx = await standupFixture();
     const stt = new OpenAiStt({ baseUrl: server.url, model: "whisper-1", timeoutMs: 300, retry: { ...retry, attempts: 2 }, chunkSeconds: 600 });
     const error = await stt.transcribe(fx.mixPath, { language: "en" }).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Unavailable");
+    expect((error as AppError).kind).toBe("unavailable");
     expect((error as AppError).message).toMatch(/after 2 attempts.*no answer within 300 ms/);
     expect(server.requests).toHaveLength(2);
   });
@@ -106,7 +106,7 @@ describe("OpenAI-compatible transcription backend", () => {
     const fx = await standupFixture();
     const stt = new OpenAiStt({ baseUrl: url, model: "whisper-1", timeoutMs: 2000, retry: { ...retry, attempts: 2 }, chunkSeconds: 600 });
     const error = await stt.transcribe(fx.mixPath, { language: "en" }).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Unavailable");
+    expect((error as AppError).kind).toBe("unavailable");
     expect((error as AppError).message).toContain("ECONNREFUSED");
   });
 
@@ -115,7 +115,7 @@ describe("OpenAI-compatible transcription backend", () => {
     const fx = await standupFixture();
     const stt = new OpenAiStt({ baseUrl: server.url, model: "whisper-1", timeoutMs: 5000, retry, chunkSeconds: 600 });
     const error = await stt.transcribe(fx.mixPath, { language: "en" }).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Invalid");
+    expect((error as AppError).kind).toBe("invalid");
     expect(server.requests).toHaveLength(1);
   });
 });

@@ -88,6 +88,6 @@ describe("offline speech-to-text (pocketsphinx)", () => {
     const stt = new PocketsphinxStt({ modelDir: MODEL_DIR, chunkSeconds: 60, concurrency: 1 });
     const error = await stt.transcribe("/nonexistent/meeting.mp3", { language: "en" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).kind).toBe("Invalid");
+    expect((error as AppError).kind).toBe("invalid");
   });
 });

@@ -150,6 +150,6 @@ describe("LLM summariser", () => {
   it("lets a backend outage through as a retryable error instead of an empty summary", async () => {
     server = await modelServer({ down: /^Identify what was decided/ });
     const error = await summariser(server.url).summary({ words, ctx }).catch((e: unknown) => e);
-    expect((error as AppError).kind).toBe("Unavailable");
+    expect((error as AppError).kind).toBe("unavailable");
   });
 });

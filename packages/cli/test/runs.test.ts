@@ -79,7 +79,7 @@ describe("scribe runs", () => {
 
   it("answers operators only: a user's caller is refused", async () => {
     const alice = { userId: "alice", email: null, via: "bearer" as const };
-    await expect(rpcCall(env.bus, runOps(schema).list, { caller: alice })).rejects.toMatchObject({ status: 403 });
+    await expect(rpcCall(env.bus, runOps(schema).list, { caller: alice })).rejects.toMatchObject({ kind: "forbidden" });
     await expect(rpcCall(env.bus, runOps(schema).list, { caller: INTERNAL_CALLER })).resolves.toBeInstanceOf(Array);
   });
 

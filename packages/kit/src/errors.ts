@@ -1,66 +1,66 @@
-// The small set of typed errors every service throws; the gateway maps them once to HTTP statuses,
-// the bus carries them across request/reply unchanged.
+// The small set of typed errors every service throws. An error says what kind of refusal it is, never
+// an HTTP status: the gateway alone maps kinds to statuses (services/gateway/src/http/errors.ts), and
+// the bus carries the kind across request/reply unchanged.
 import type { ValidationError } from "@scribe/contracts";
 
-export type ErrorKind =
-  | "NotFound"
-  | "Forbidden"
-  | "Unauthorized"
-  | "Conflict"
-  | "Invalid"
-  | "TooManyRequests"
-  | "Unavailable"
-  | "Internal";
-
-const DEFAULT_STATUS: Record<ErrorKind, number> = {
-  NotFound: 404,
-  Forbidden: 403,
-  Unauthorized: 401,
-  Conflict: 409,
-  Invalid: 422,
-  TooManyRequests: 429,
-  Unavailable: 503,
-  Internal: 500,
-};
+export const ERROR_KINDS = [
+  "not_found",
+  "forbidden",
+  "unauthorized",
+  /** The resource's state forbids the request (a duplicate, a run not in a retryable state). */
+  "conflict",
+  /** A business rule refuses the request as asked (the contract answers these 400). */
+  "bad_request",
+  /** The input itself is malformed: validation failures naming the field. */
+  "invalid",
+  "too_large",
+  "rate_limited",
+  "unavailable",
+  /** A platform or provider we called refused or failed. */
+  "upstream",
+  /** Another service did not answer in time. */
+  "timeout",
+  "internal",
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** `detail` is the wire body's detail: a message, or FastAPI-style validation errors. */
 export class AppError extends Error {
-  readonly status: number;
-  /** For 429 and 503: when to try again (the gateway sends it as Retry-After). */
+  /** For rate_limited and unavailable: when to try again (the gateway sends it as Retry-After). */
   readonly retryAfterSeconds: number | undefined;
   constructor(
     readonly kind: ErrorKind,
     readonly detail: string | ValidationError[],
-    opts: { status?: number; cause?: unknown; retryAfterSeconds?: number } = {},
+    opts: { cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(typeof detail === "string" ? detail : detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; "), {
       cause: opts.cause,
     });
     this.name = kind;
-    this.status = opts.status ?? DEFAULT_STATUS[kind];
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
   toJSON(): SerializedError {
-    return { kind: this.kind, status: this.status, detail: this.detail, ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}) };
+    return { kind: this.kind, detail: this.detail, ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}) };
   }
 }
 
 export interface SerializedError {
   kind: ErrorKind;
-  status: number;
   detail: string | ValidationError[];
   retry_after_seconds?: number;
 }
 
-export const NotFound = (detail: string) => new AppError("NotFound", detail);
-export const Forbidden = (detail: string) => new AppError("Forbidden", detail);
-export const Unauthorized = (detail = "Not authenticated") => new AppError("Unauthorized", detail);
-/** A business-rule refusal; the wire contract often wants 400 for these (pass status). */
-export const Conflict = (detail: string, status = 409) => new AppError("Conflict", detail, { status });
-export const BadRequest = (detail: string) => new AppError("Conflict", detail, { status: 400 });
-export const Invalid = (detail: string | ValidationError[]) => new AppError("Invalid", detail);
-export const TooManyRequests = (detail: string) => new AppError("TooManyRequests", detail);
-export const Unavailable = (detail: string, cause?: unknown) => new AppError("Unavailable", detail, { cause });
+export const NotFound = (detail: string) => new AppError("not_found", detail);
+export const Forbidden = (detail: string) => new AppError("forbidden", detail);
+export const Unauthorized = (detail = "Not authenticated") => new AppError("unauthorized", detail);
+export const Conflict = (detail: string) => new AppError("conflict", detail);
+export const BadRequest = (detail: string) => new AppError("bad_request", detail);
+export const Invalid = (detail: string | ValidationError[]) => new AppError("invalid", detail);
+export const TooLarge = (detail: string) => new AppError("too_large", detail);
+export const TooManyRequests = (detail: string) => new AppError("rate_limited", detail);
+export const Unavailable = (detail: string, cause?: unknown) => new AppError("unavailable", detail, { cause });
+/** A platform or provider we depend on refused or failed (the detail says which and why). */
+export const UpstreamFailed = (detail: string, cause?: unknown) => new AppError("upstream", detail, { cause });
 
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;

@@ -65,5 +65,5 @@ export async function recordUsage(sql: Db, rule: Omit<QuotaRule, "limit">, now: 
 
 /** 429 with the seconds until the window ends (the gateway sends them as Retry-After). */
 export function quotaExceeded(detail: string, retryAfterSeconds: number): AppError {
-  return new AppError("TooManyRequests", detail, { retryAfterSeconds });
+  return new AppError("rate_limited", detail, { retryAfterSeconds });
 }

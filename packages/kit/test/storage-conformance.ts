@@ -40,7 +40,7 @@ export function storageConformance(name: string, open: () => ObjectStorage) {
       await s.put("h/audio.mp3", "abc");
       expect(await s.head("h/audio.mp3")).toMatchObject({ key: "h/audio.mp3", size: 3 });
       expect(await s.head("h/missing.mp3")).toBeNull();
-      await expect(s.get("h/missing.mp3")).rejects.toMatchObject({ kind: "NotFound" });
+      await expect(s.get("h/missing.mp3")).rejects.toMatchObject({ kind: "not_found" });
     });
 
     it("lists by prefix and deletes, ignoring keys that do not exist", async () => {

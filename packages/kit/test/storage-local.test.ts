@@ -11,8 +11,8 @@ storageConformance("local", () => new LocalStorage(root, "bucket"));
 describe("local storage driver", () => {
   it("refuses keys that escape the bucket folder", async () => {
     const s = new LocalStorage(root, "bucket");
-    await expect(s.put("../outside.txt", "x")).rejects.toMatchObject({ kind: "Invalid" });
-    await expect(s.get("/etc/passwd")).rejects.toMatchObject({ kind: "Invalid" });
+    await expect(s.put("../outside.txt", "x")).rejects.toMatchObject({ kind: "invalid" });
+    await expect(s.get("/etc/passwd")).rejects.toMatchObject({ kind: "invalid" });
   });
   it("cannot presign (the gateway streams local objects itself)", async () => {
     expect(await new LocalStorage(root, "bucket").presignGet("x", { expiresInSeconds: 60 })).toBeNull();

@@ -1,5 +1,5 @@
 // Which step errors are worth another attempt, and the reasons a running handler is aborted.
-import { isAppError } from "@scribe/kit";
+import { isAppError, type ErrorKind } from "@scribe/kit";
 
 /** Throw from a step to fail it (and the run) at once: retrying would fail the same way. */
 export class NonRetryableError extends Error {
@@ -22,7 +22,7 @@ export class StepAbort extends Error {
 }
 
 /** AppError kinds that describe the request, not the moment: the same call fails the same way. */
-const PERMANENT_APP_ERRORS = new Set(["NotFound", "Forbidden", "Unauthorized", "Conflict", "Invalid"]);
+const PERMANENT_APP_ERRORS = new Set<ErrorKind>(["not_found", "forbidden", "unauthorized", "conflict", "bad_request", "invalid", "too_large"]);
 
 /**
  * Default rules (behaviour §5.5): explicit non-retryable errors, errors that say `retryable: false`

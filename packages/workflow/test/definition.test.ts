@@ -103,7 +103,7 @@ describe("retries", () => {
     expect(isRetryable(new NonRetryableError("no"))).toBe(false);
     expect(isRetryable(Object.assign(new Error("corrupt"), { retryable: false }))).toBe(false);
     expect(isRetryable(Invalid("bad input"))).toBe(false);
-    expect(isRetryable(new AppError("NotFound", "gone"))).toBe(false);
+    expect(isRetryable(new AppError("not_found", "gone"))).toBe(false);
     expect(isRetryable(z.string().safeParse(1).error)).toBe(false);
     expect(isRetryable(new Error("x"), () => false)).toBe(false);
     expect(isRetryable(new NonRetryableError("x"), () => undefined)).toBe(false);

@@ -218,7 +218,7 @@ describe("failures", () => {
     await t.worker([wf]);
     const { runId } = await startRun(t.sql, wf, { name: "x" });
     await runStatus(runId, "failed");
-    await expect(retryRun(t.sql, runId).then(() => retryRun(t.sql, runId))).rejects.toMatchObject({ kind: "Conflict" });
+    await expect(retryRun(t.sql, runId).then(() => retryRun(t.sql, runId))).rejects.toMatchObject({ kind: "conflict" });
     healthy = true;
     const run = await runStatus(runId, "succeeded");
     expect(firstCalls).toBe(1);
@@ -276,7 +276,7 @@ describe("hooks and planning errors", () => {
     expect(run.errorStep).toBe("each");
     expect(run.error).toMatch(/^items\(\) failed: TypeError: .*map is not a function/);
     expect(run.steps.find((s) => s.step === "list")).toMatchObject({ status: "succeeded" });
-    await expect(retryRun(t.sql, runId)).rejects.toMatchObject({ kind: "Conflict", message: expect.stringMatching(/failed while planning/) });
+    await expect(retryRun(t.sql, runId)).rejects.toMatchObject({ kind: "conflict", message: expect.stringMatching(/failed while planning/) });
   });
 });
 
@@ -337,7 +337,7 @@ describe("cancellation and reprocessing", () => {
     expect(await listRuns(t.sql)).toEqual([]);
     const [outbox] = await t.sql`select count(*)::int as n from outbox`;
     expect(outbox!.n).toBe(0);
-    await expect(startRun(t.sql, wf, { name: 42 } as never)).rejects.toMatchObject({ kind: "Invalid" });
+    await expect(startRun(t.sql, wf, { name: 42 } as never)).rejects.toMatchObject({ kind: "invalid" });
   });
 });
 

@@ -48,7 +48,7 @@ export function calendarCommands({ sql, bus, syncRoom, rpcTimeoutMs }: CommandDe
       if (!room.ics_enabled || !room.ics_url) throw BadRequest("ICS not configured for this room");
       const result = await syncRoom(room.id, { now, force: true });
       // api.md: a failed sync answers 500 with the reason (the status endpoint keeps it too).
-      if (result.status === "error") throw new AppError("Unavailable", result.error ?? "ICS sync failed", { status: 500 });
+      if (result.status === "error") throw new AppError("internal", result.error ?? "ICS sync failed");
       return result;
     },
 

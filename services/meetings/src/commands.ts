@@ -2,7 +2,7 @@
 // decide, store the change and its event in one transaction.
 import { randomUUID } from "node:crypto";
 import { makeEvent, meetingsOps, type Caller, type MeetingState } from "@scribe/contracts";
-import { AppError, BadRequest, Forbidden, NotFound, Unauthorized, emit, isAppError, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import { BadRequest, Forbidden, NotFound, Unauthorized, UpstreamFailed, emit, isAppError, type Db, type RpcServer, type Sql } from "@scribe/kit";
 import { SOURCE, changed, deactivateMeeting } from "./changes";
 import {
   MEETING_LENGTH_MS,
@@ -212,7 +212,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
     } catch (e) {
       if (isAppError(e)) throw e;
       // The platform failed, not Scribe: a bad gateway (the web client retries on any failure).
-      throw new AppError("Unavailable", `Failed to start recording: ${(e as Error).message}`, { status: 502, cause: e });
+      throw UpstreamFailed(`Failed to start recording: ${(e as Error).message}`, e);
     }
   });
 }

@@ -71,15 +71,15 @@ describe("platform API calls", () => {
       /get_odd failed with status 200: unexpected answer: id:/,
     );
     const missing = await client({ apiKey: "" }).call("x", { method: "GET", path: "/x", schema: Ok, idempotent: true }).catch((e: unknown) => e);
-    expect(isAppError(missing) && missing.status).toBe(503);
+    expect(isAppError(missing) && missing.kind).toBe("unavailable");
     expect((missing as Error).message).toBe("Daily is not configured: set DAILY_API_KEY");
   });
 
-  it("reports an unreachable platform as 503 to the caller", async () => {
+  it("reports an unreachable platform as unavailable to the caller", async () => {
     const err = await client({ baseUrl: "http://127.0.0.1:1/v1", retries: 1 })
       .call("get_presence", { method: "GET", path: "/p", schema: Ok, idempotent: true })
       .catch((e: unknown) => platformUnavailable(e));
-    expect(isAppError(err) && err.status).toBe(503);
+    expect(isAppError(err) && err.kind).toBe("unavailable");
     expect((err as Error).message).toMatch(/^Daily API error: get_presence failed: ECONNREFUSED/);
   });
 });

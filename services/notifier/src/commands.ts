@@ -3,7 +3,7 @@
 // rooms service's answer, transcripts by the read model's READ rule (projection.get with the caller).
 import { randomUUID } from "node:crypto";
 import { notifierOps, projectionOps, roomsOps, type Caller } from "@scribe/contracts";
-import { AppError, BadRequest, Forbidden, Invalid, Unauthorized, consumeQuotas, isAppError, quotaExceeded, rpcCall, type Bus, type Logger, type RpcServer, type Sql } from "@scribe/kit";
+import { BadRequest, Forbidden, Invalid, Unauthorized, UpstreamFailed, consumeQuotas, isAppError, quotaExceeded, rpcCall, type Bus, type Logger, type RpcServer, type Sql } from "@scribe/kit";
 import { postOrUpdate } from "./channels/chat";
 import { emailContent, MailError, type EmailSender } from "./channels/email";
 import type { AttemptResult } from "./channels/types";
@@ -31,7 +31,7 @@ const NOT_AUTHORIZED_TO_TEST = "Not authorized to test this room's webhook";
 
 /** Zulip's failures are upstream failures, not the caller's: 502 with what Zulip said. */
 function zulipFailure(e: unknown): never {
-  if (e instanceof ZulipError) throw new AppError("Unavailable", e.message, { status: 502, cause: e });
+  if (e instanceof ZulipError) throw UpstreamFailed(e.message, e);
   throw e;
 }
 
@@ -48,7 +48,7 @@ export function registerCommands(deps: CommandDeps): void {
     try {
       room = await rpcCall(bus, roomsOps.get, { caller, id: room_id }, rpcOpts);
     } catch (e) {
-      if (isAppError(e) && e.status === 403) throw Forbidden(NOT_AUTHORIZED_TO_TEST);
+      if (isAppError(e) && e.kind === "forbidden") throw Forbidden(NOT_AUTHORIZED_TO_TEST);
       throw e;
     }
     if (caller.userId === null || room.user_id !== caller.userId) throw Forbidden(NOT_AUTHORIZED_TO_TEST);

@@ -22,7 +22,7 @@ async function readable(sql: Sql, id: string, caller: Caller): Promise<DetailRow
   const row = await transcriptById(sql, id);
   const facts = row && { user_id: row.user_id, share_mode: row.share_mode, deleted_at: row.deleted_at && isoformatUtc(row.deleted_at) };
   const decision = canReadTranscript(facts, caller);
-  if (!decision.ok) throw decision.status === 404 ? NotFound(decision.detail) : Forbidden(decision.detail);
+  if (!decision.ok) throw decision.kind === "not_found" ? NotFound(decision.detail) : Forbidden(decision.detail);
   return row!;
 }
 

@@ -2,7 +2,7 @@
 // on the last one) and deletions of stored media (internal callers only).
 import { randomUUID } from "node:crypto";
 import { makeEvent, recordingsOps, transcriptKeys } from "@scribe/contracts";
-import { AppError, BadRequest, Invalid, emit, type Clock, type RpcServer, type Sql } from "@scribe/kit";
+import { BadRequest, Invalid, TooLarge, emit, type Clock, type RpcServer, type Sql } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { SOURCE } from "./consumers";
 import { deleteMedia, deleteVideo } from "./deletions";
@@ -11,7 +11,7 @@ import { extensionOf, extensionOfKey, isChunkKey, missingChunks, planUploadRecor
 import { concatObjects, deleteObjects, probeObject, type OpenBucket } from "./media";
 import { chunksOf, claimUpload, deleteChunks, hasStoredUpload, insertRecording, releaseUpload, transcriptById, upsertChunk } from "./store";
 
-const tooLarge = (limit: number) => new AppError("Conflict", `File too large: uploads are limited to ${limit} bytes`, { status: 413 });
+const tooLarge = (limit: number) => TooLarge(`File too large: uploads are limited to ${limit} bytes`);
 const IN_PROGRESS = "There is already an upload in progress";
 /** How long an assembly may run before its claim counts as abandoned (a process that died mid-way). */
 export const ASSEMBLY_LEASE_MS = 30 * 60_000;

@@ -1,6 +1,6 @@
-// Permission checks of the write side (api.md §0.6), as the errors the gateway maps to statuses.
+// Permission checks of the write side (api.md §0.6), as the kit's errors (the gateway maps their kinds to statuses).
 import { canEditTranscript, canReadTranscript, isTranscriptOwner, type Caller, type TranscriptState } from "@scribe/contracts";
-import { BadRequest, Conflict, Forbidden, NotFound, type AppError } from "@scribe/kit";
+import { AppError, Forbidden, NotFound } from "@scribe/kit";
 import { RuleError } from "./domain/transcript";
 
 export const NOT_FOUND = "Transcript not found";
@@ -8,7 +8,7 @@ export const NOT_FOUND = "Transcript not found";
 /** READ(t): 404 when missing or soft-deleted, 403 "Transcript access denied". */
 export function assertRead(s: TranscriptState | null, caller: Caller): asserts s is TranscriptState {
   const d = canReadTranscript(s, caller);
-  if (!d.ok) throw d.status === 404 ? NotFound(d.detail) : Forbidden(d.detail);
+  if (!d.ok) throw d.kind === "not_found" ? NotFound(d.detail) : Forbidden(d.detail);
 }
 
 /** OWNER(t): signed-in owner only. */
@@ -21,11 +21,9 @@ export function assertEdit(s: TranscriptState, caller: Caller): void {
   if (!canEditTranscript(s, caller)) throw Forbidden("Not authorized");
 }
 
-/** A domain refusal as the wire error: the statuses api.md gives them live here, at the edge. */
+/** A domain refusal as the kit's error of the same kind (the gateway gives it its status). */
 export function asAppError(e: unknown): unknown {
-  if (!(e instanceof RuleError)) return e;
-  const mapped: AppError = e.kind === "not_found" ? NotFound(e.message) : e.kind === "rejected" ? BadRequest(e.message) : Conflict(e.message);
-  return mapped;
+  return e instanceof RuleError ? new AppError(e.kind, e.message) : e;
 }
 
 /** Run a domain decision (or a commit of one), turning its refusals into wire errors. */

@@ -32,8 +32,8 @@ export class DbTranscriptPort implements TranscriptPort {
         return true;
       } catch (e) {
         if (!(e instanceof RuleError)) throw e;
-        if (e.kind === "stale_run") this.log.info({ ...ctx, currentRunId: a.current_run_id }, "stale run: call ignored");
-        else if (e.kind === "ended") this.log.info({ ...ctx, reason: command.type === "fail" ? command.reason : undefined }, "failure after completion: status stays ended");
+        if (e.late === "stale_run") this.log.info({ ...ctx, currentRunId: a.current_run_id }, "stale run: call ignored");
+        else if (e.late === "ended") this.log.info({ ...ctx, reason: command.type === "fail" ? command.reason : undefined }, "failure after completion: status stays ended");
         else throw e;
         return false;
       }

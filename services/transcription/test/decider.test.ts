@@ -5,7 +5,7 @@ import { evolveAll } from "@scribe/kit";
 import { deciderSpec } from "@scribe/kit/testing";
 import { describe, expect, it } from "vitest";
 import { completedTopics, loads, transcriptDecider, type TranscriptCommand, type TranscriptEvent } from "../src/domain/decider";
-import { RuleError, newAggregate, type RefusalKind } from "../src/domain/transcript";
+import { RuleError, newAggregate, type LateCall, type RefusalKind } from "../src/domain/transcript";
 
 const { given } = deciderSpec(transcriptDecider, (produced, expected) => expect(produced).toEqual(expected));
 const created = new Date("2026-11-21T10:00:00Z");
@@ -27,6 +27,7 @@ const updated = (before: TranscriptEvent[], change: Partial<TranscriptState>, ve
 };
 const refusedAs = (kind: RefusalKind, message?: string) => (e: unknown) =>
   e instanceof RuleError && e.kind === kind && (message === undefined || e.message === message);
+const refusedLate = (late: LateCall) => (e: unknown) => e instanceof RuleError && e.kind === "conflict" && e.late === late;
 
 const recording: RecordingReady = RecordingReady.parse({
   recording_id: "rec-1",
@@ -71,7 +72,7 @@ describe("creation", () => {
     given([]).when({ type: "create", transcript: initial({ user_id: null }) }).then([createdEv({ user_id: null })]);
   });
   it("refuses to create a transcript twice", () => {
-    given([createdEv()]).when({ type: "create", transcript: initial() }).thenThrows(refusedAs("rejected"));
+    given([createdEv()]).when({ type: "create", transcript: initial() }).thenThrows(refusedAs("bad_request"));
   });
   it("refuses every other command on a transcript that does not exist", () => {
     given([]).when({ type: "setShareMode", share_mode: "public", now }).thenThrows(refusedAs("not_found", "Transcript not found"));
@@ -106,14 +107,14 @@ describe("API edits", () => {
     given([createdEv(), ...deleted]).when({ type: "softDelete", by: "alice", now: new Date("2026-11-22T00:00:00Z") }).then([]);
   });
   it("restores only a deleted transcript", () => {
-    given([createdEv()]).when({ type: "restore", by: "alice", now }).thenThrows(refusedAs("rejected", "Transcript is not deleted"));
+    given([createdEv()]).when({ type: "restore", by: "alice", now }).thenThrows(refusedAs("bad_request", "Transcript is not deleted"));
     given([createdEv({ deleted_at: at })]).when({ type: "restore", by: "alice", now }).then([
       updated([createdEv({ deleted_at: at })], { deleted_at: null }),
       { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "restored" } },
     ]);
   });
   it("a user destroys only a soft-deleted transcript; retention destroys any, announced with the next version and no content", () => {
-    given([createdEv()]).when({ type: "destroy", reason: "user", now }).thenThrows(refusedAs("rejected", "Transcript must be soft-deleted first"));
+    given([createdEv()]).when({ type: "destroy", reason: "user", now }).thenThrows(refusedAs("bad_request", "Transcript must be soft-deleted first"));
     const contentFree = { name: "", title: null, short_summary: null, long_summary: null, action_items: null, participants: [], webvtt: null };
     given([createdEv({ title: "Secret plans", participants: [{ id: "a", name: "A", speaker: 0, user_id: null }] })])
       .when({ type: "destroy", reason: "retention", now })
@@ -125,7 +126,7 @@ describe("API edits", () => {
     const ps = [{ id: "a", name: "A", speaker: 0, user_id: null }];
     given([createdEv({ participants: ps })])
       .when({ type: "addParticipant", participant: { id: "b", name: "B", speaker: 0 }, now })
-      .thenThrows(refusedAs("rejected", "Speaker already assigned"));
+      .thenThrows(refusedAs("bad_request", "Speaker already assigned"));
     given([createdEv({ participants: ps })])
       .when({ type: "updateParticipant", participant_id: "zzz", patch: { name: "Z" }, now })
       .thenThrows(refusedAs("not_found", "Participant not found"));
@@ -156,7 +157,7 @@ describe("pipeline runs", () => {
     ]);
     const after = evolveAll(transcriptDecider, [...before, ...events])!;
     expect(after).toMatchObject({ topics: [], events: [], current_run_id: "run-2" });
-    given([...before, ...events]).when({ type: "markProcessing", run_id: RUN, now }).thenThrows(refusedAs("stale_run"));
+    given([...before, ...events]).when({ type: "markProcessing", run_id: RUN, now }).thenThrows(refusedLate("stale_run"));
   });
   it("refuses every call of a run that is not the current one", () => {
     const calls: TranscriptCommand[] = [
@@ -167,7 +168,7 @@ describe("pipeline runs", () => {
       { type: "complete", run_id: "old", now },
       { type: "fail", run_id: "old", reason: "boom", now },
     ];
-    for (const c of calls) given(running).when(c).thenThrows(refusedAs("stale_run"));
+    for (const c of calls) given(running).when(c).thenThrows(refusedLate("stale_run"));
   });
   it("marking processing logs STATUS for the sockets; again, nothing", () => {
     const events = given(running).when({ type: "markProcessing", run_id: RUN, now }).then([
@@ -222,7 +223,7 @@ describe("pipeline runs", () => {
       { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "error" } } },
     ]);
     const ended = [...running, updated(running, { status: "ended" })];
-    given(ended).when({ type: "fail", run_id: RUN, reason: "late", now }).thenThrows(refusedAs("ended"));
+    given(ended).when({ type: "fail", run_id: RUN, reason: "late", now }).thenThrows(refusedLate("ended"));
   });
 });
 
@@ -236,11 +237,11 @@ describe("live recordings", () => {
       { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: "live-1", event: "STATUS", data: { value: "recording" } } },
     ]);
     expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({ current_run_id: "live-1", topics: [], events: [{ event: "STATUS", data: { value: "recording" } }] });
-    given([createdEv({ locked: true })]).when({ type: "startLiveRecording", run_id: "live-1", now }).thenThrows(refusedAs("rejected", "Transcript is locked"));
+    given([createdEv({ locked: true })]).when({ type: "startLiveRecording", run_id: "live-1", now }).thenThrows(refusedAs("bad_request", "Transcript is locked"));
   });
   it("a session that is no longer the current run hands over nothing and fails nothing", () => {
-    given(running).when({ type: "handOverLiveRecording", run_id: "live-old", recording, now }).thenThrows(refusedAs("stale_run"));
-    given(running).when({ type: "failLiveRecording", run_id: "live-old", reason: "x", now }).thenThrows(refusedAs("stale_run"));
+    given(running).when({ type: "handOverLiveRecording", run_id: "live-old", recording, now }).thenThrows(refusedLate("stale_run"));
+    given(running).when({ type: "failLiveRecording", run_id: "live-old", reason: "x", now }).thenThrows(refusedLate("stale_run"));
   });
 });
 

@@ -70,7 +70,7 @@ describe("participants", () => {
     { id: "b", name: "B", speaker: null, user_id: null },
   ];
   it("refuses a speaker another participant has", () => {
-    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({ kind: "rejected", detail: "Speaker already assigned" });
+    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({ kind: "bad_request", detail: "Speaker already assigned" });
     expect(addParticipant(ps, { id: "c", name: "C", speaker: null })).toHaveLength(3);
   });
   it("updates only given keys; a name-only change is never refused for another's null speaker", () => {
@@ -78,7 +78,7 @@ describe("participants", () => {
     expect(participant).toEqual({ id: "b", name: "Bee", speaker: null, user_id: null });
   });
   it("checks the speaker before the participant exists (rejected before not found)", () => {
-    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({ kind: "rejected", detail: "Speaker already assigned" });
+    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({ kind: "bad_request", detail: "Speaker already assigned" });
     expect(refused(() => updateParticipant(ps, "zzz", { name: "x" }))).toEqual({ kind: "not_found", detail: "Participant not found" });
   });
 });
@@ -96,8 +96,8 @@ describe("speakers", () => {
     expect(speakers(r.topics)).toEqual([[1, 1], [0, 0]]);
   });
   it("needs exactly one of speaker and participant, and a known participant", () => {
-    expect(refused(() => assignSpeaker(topics, [], { timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "rejected" });
-    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "rejected" });
+    expect(refused(() => assignSpeaker(topics, [], { timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "bad_request" });
+    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "bad_request" });
     expect(refused(() => assignSpeaker(topics, [], { participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toEqual({ kind: "not_found", detail: "Participant not found" });
   });
   it("merges one label into another unless both belong to participants", () => {
@@ -107,7 +107,7 @@ describe("speakers", () => {
       { id: "a", name: "A", speaker: 3, user_id: null },
       { id: "b", name: "B", speaker: 0, user_id: null },
     ];
-    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({ kind: "rejected", detail: "Both speakers are assigned to participants" });
+    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({ kind: "bad_request", detail: "Both speakers are assigned to participants" });
   });
 });
 

@@ -100,7 +100,7 @@ describe("live transitions", () => {
   it("a locked transcript refuses", () => {
     const locked = fresh();
     locked.state.locked = true;
-    expect(() => recordingStarted(locked, "s1")).toThrow(new RuleError("rejected", "Transcript is locked"));
+    expect(() => recordingStarted(locked, "s1")).toThrow(new RuleError("bad_request", "Transcript is locked"));
   });
 
   it("flush and failure apply only while the session is the current run; failure never overwrites ended", () => {

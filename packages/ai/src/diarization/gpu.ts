@@ -28,7 +28,7 @@ export class GpuApiDiarizer implements Diarizer {
   async diarize(audio: AudioInput, opts: { signal?: AbortSignal } = {}): Promise<DiarizationSegment[]> {
     const { url } = resolveAudio(audio);
     if (!url) {
-      throw new AppError("Invalid", "the GPU diarization API fetches the audio itself and needs its URL, not a local path");
+      throw new AppError("invalid", "the GPU diarization API fetches the audio itself and needs its URL, not a local path");
     }
     const query = new URLSearchParams({ audio_file_url: url, timestamp: "0" });
     const answer = await requestJson(

@@ -34,7 +34,7 @@ export class LlmParseError extends AppError {
     detail: string,
     readonly lastAnswer: string,
   ) {
-    super("Invalid", detail, { status: 502 });
+    super("invalid", detail);
   }
 }
 
@@ -123,7 +123,7 @@ export class OpenAiLlm implements Llm {
       ChatCompletion,
     );
     const message = answer.choices[0]!.message;
-    if (message.content == null && message.refusal) throw new AppError("Invalid", `LLM refused: ${message.refusal}`, { status: 502 });
+    if (message.content == null && message.refusal) throw new AppError("invalid", `LLM refused: ${message.refusal}`);
     return message.content ?? "";
   }
 }

@@ -57,9 +57,9 @@ export class PocketsphinxStt implements SpeechToText {
       );
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-        throw new AppError("Internal", "pocketsphinx_continuous is not installed (Debian packages pocketsphinx and pocketsphinx-en-us)", { cause: e });
+        throw new AppError("internal", "pocketsphinx_continuous is not installed (Debian packages pocketsphinx and pocketsphinx-en-us)", { cause: e });
       }
-      throw new AppError("Internal", `pocketsphinx failed on chunk ${chunk.index}: ${(e as Error).message}`, { cause: e });
+      throw new AppError("internal", `pocketsphinx failed on chunk ${chunk.index}: ${(e as Error).message}`, { cause: e });
     } finally {
       await rm(file, { force: true });
     }

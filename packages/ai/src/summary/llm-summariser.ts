@@ -122,7 +122,7 @@ export class LlmSummariser implements Summariser {
     try {
       return await fn();
     } catch (e) {
-      if (isAppError(e) && e.kind === "Unavailable") throw e;
+      if (isAppError(e) && e.kind === "unavailable") throw e;
       this.logger?.warn({ err: e, what }, "LLM step failed; continuing without it");
       return fallback;
     }

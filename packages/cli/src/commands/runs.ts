@@ -92,8 +92,8 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
     }
     return 64;
   } catch (e) {
-    if (isAppError(e) && e.status !== 504) {
-      out(e.status === 404 ? `no run ${runId} in ${values.service}` : e.message);
+    if (isAppError(e) && e.kind !== "timeout") {
+      out(e.kind === "not_found" ? `no run ${runId} in ${values.service}` : e.message);
       return 1;
     }
     throw e;

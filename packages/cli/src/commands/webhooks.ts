@@ -93,7 +93,7 @@ export async function webhooksCommand(argv: string[], env: Env, out: (line: stri
     print({ id: delivery.id, redelivered: true }, () => [`redelivering ${delivery.id} (the notifier sends it now)`]);
     return 0;
   } catch (e) {
-    if (isAppError(e) && e.status === 404) {
+    if (isAppError(e) && e.kind === "not_found") {
       out(`no webhook delivery ${id}`);
       return 1;
     }

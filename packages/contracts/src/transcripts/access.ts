@@ -8,16 +8,16 @@ export interface TranscriptAccessFacts {
   deleted_at: string | null;
 }
 
-export type ReadDecision = { ok: true } | { ok: false; status: 404 | 403; detail: "Transcript not found" | "Transcript access denied" };
+export type ReadDecision = { ok: true } | { ok: false; kind: "not_found" | "forbidden"; detail: "Transcript not found" | "Transcript access denied" };
 
-/** READ(t): missing/soft-deleted → 404; anonymous transcripts → everyone; then share mode. */
+/** READ(t): missing/soft-deleted → not found; anonymous transcripts → everyone; then share mode. */
 export function canReadTranscript(t: TranscriptAccessFacts | null, caller: Caller): ReadDecision {
-  if (!t || t.deleted_at !== null) return { ok: false, status: 404, detail: "Transcript not found" };
+  if (!t || t.deleted_at !== null) return { ok: false, kind: "not_found", detail: "Transcript not found" };
   if (t.user_id === null) return { ok: true };
   if (caller.userId !== null && caller.userId === t.user_id) return { ok: true };
   if (t.share_mode === "public") return { ok: true };
   if (t.share_mode === "semi-private" && caller.userId !== null) return { ok: true };
-  return { ok: false, status: 403, detail: "Transcript access denied" };
+  return { ok: false, kind: "forbidden", detail: "Transcript access denied" };
 }
 
 /** OWNER(t): signed-in owner only; anonymous transcripts are never mutable (PATCH, delete, restore, destroy, zip). */

@@ -282,7 +282,7 @@ export class ConsumerRunner {
           });
           outcomes.set(m, { kind: applied ? "applied" : "duplicate" });
         } catch (error) {
-          const permanent = isAppError(error) && error.kind === "Invalid";
+          const permanent = isAppError(error) && error.kind === "invalid";
           outcomes.set(m, { kind: "failed", error, permanent });
           ctx.log.warn({ err: error, deliveries: m.info.deliveryCount }, "event handler failed");
         }

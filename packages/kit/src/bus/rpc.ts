@@ -80,9 +80,9 @@ export class RpcServer {
       metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
     } catch (e) {
       const refused = refusedValue(e);
-      const error = isAppError(refused) ? refused : new AppError("Internal", "Internal Server Error", { cause: e });
-      if (error.kind === "Internal") log.error({ err: e }, "rpc handler failed");
-      else log.debug({ status: error.status, detail: error.detail }, "rpc handler refused");
+      const error = isAppError(refused) ? refused : new AppError("internal", "Internal Server Error", { cause: e });
+      if (!isAppError(refused)) log.error({ err: e }, "rpc handler failed");
+      else log.debug({ kind: error.kind, detail: error.detail }, "rpc handler refused");
       metrics.rpcHandled.inc({ op: op.subject, outcome: error.kind });
       reply = { ok: false, error: error.toJSON() };
     }
@@ -136,7 +136,7 @@ async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallO
   } catch (e) {
     const err = e as Error;
     if (err.name === "TimeoutError") {
-      throw new AppError("Unavailable", `The ${service} service did not answer in time`, { status: 504, cause: e });
+      throw new AppError("timeout", `The ${service} service did not answer in time`, { cause: e });
     }
     if (err.name === "NoRespondersError" || (err as { isNoResponders?: () => boolean }).isNoResponders?.()) {
       throw Unavailable(`The ${service} service is unavailable`, e);
@@ -145,8 +145,8 @@ async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallO
   }
   const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
   if (!reply.ok) {
-    const { kind, detail, status, retry_after_seconds: retryAfterSeconds } = reply.error;
-    throw new AppError(kind, detail, { status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
+    const { kind, detail, retry_after_seconds: retryAfterSeconds } = reply.error;
+    throw new AppError(kind, detail, { ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   }
   const written = decodeVersionMarks(msg.headers?.get(VERSIONS));
   if (written.length) opts.onVersions?.(written);

@@ -110,7 +110,7 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
       answer = await ask(owner.op.subject, owner.request(field, value));
     } catch (e) {
       // An owner that cannot be reached leaves the copy as the best answer there is.
-      if (isAppError(e) && e.kind === "Unavailable") return local;
+      if (isAppError(e) && e.kind === "unavailable") return local;
       throw e;
     }
     const state = owner.stateOf(owner.op.response.parse(answer) as z.infer<O["response"]>);

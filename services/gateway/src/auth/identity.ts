@@ -134,7 +134,7 @@ export function createAuthenticator({ config, sql, log, now = systemClock }: Aut
     async verifyLinkToken(token, audioOf) {
       // Not a bearer token of this backend: maybe a media token. A provider outage stays a 503.
       const asBearer = await verifyToken(token).catch((e: unknown) => {
-        if (isAppError(e) && e.kind === "Unauthorized") return null;
+        if (isAppError(e) && e.kind === "unauthorized") return null;
         throw e;
       });
       if (asBearer && asBearer.userId !== null) return asBearer;

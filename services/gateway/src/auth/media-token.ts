@@ -21,7 +21,7 @@ export const linkTokenIdentity =
       try {
         c.set("caller", await c.get("deps").auth.verifyLinkToken(token, audioOf));
       } catch (e) {
-        if (!isAppError(e) || e.kind !== "Unauthorized") throw e;
+        if (!isAppError(e) || e.kind !== "unauthorized") throw e;
         return c.json({ detail: "Invalid or expired token" }, 401, { "WWW-Authenticate": "Bearer" });
       }
     }

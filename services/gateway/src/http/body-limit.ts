@@ -3,7 +3,7 @@
 // refusal closes the connection, so the rest of the body is never read (nor drained).
 import type { ServerResponse } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
-import { AppError } from "@scribe/kit";
+import { TooLarge, type AppError } from "@scribe/kit";
 import type { AppEnv } from "./context";
 
 export interface BodyLimitSettings {
@@ -23,7 +23,7 @@ export function bodyLimitFor(path: string, limits: BodyLimitSettings): { maxByte
 }
 
 export const payloadTooLarge = (maxBytes: number) =>
-  new AppError("Conflict", `Request body too large: this route accepts at most ${maxBytes} bytes`, { status: 413 });
+  TooLarge(`Request body too large: this route accepts at most ${maxBytes} bytes`);
 
 /** After the 413 is sent the socket goes: the client's remaining bytes are never read. */
 function tooLargeClosing(c: Context<AppEnv>, maxBytes: number): AppError {

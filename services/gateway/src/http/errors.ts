@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { isAppError, refusedValue, validationErrors, type Logger } from "@scribe/kit";
+import { isAppError, refusedValue, validationErrors, type ErrorKind, type Logger } from "@scribe/kit";
 import type { ZodError } from "zod";
 
 const LOCATION: Record<string, string> = { json: "body", form: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
@@ -17,12 +17,28 @@ export function validationHook(
   return c.json({ detail: validationErrors(result.error.issues, [LOCATION[result.target] ?? result.target]) }, 422);
 }
 
+/** The one place a kind of error becomes an HTTP status; services and domain code never name one. */
+export const HTTP_STATUS: Record<ErrorKind, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  invalid: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
+  timeout: 504,
+};
+
 export function errorResponse(thrown: Error, c: Context, log: Logger): Response {
   // The gateway's own SQL (users, API keys) refuses bad values like any service.
   const err = refusedValue(thrown) as Error;
   if (isAppError(err)) {
     if (err.retryAfterSeconds !== undefined) c.header("retry-after", String(err.retryAfterSeconds));
-    return c.json({ detail: err.detail }, err.status as ContentfulStatusCode);
+    return c.json({ detail: err.detail }, HTTP_STATUS[err.kind]);
   }
   if (err instanceof HTTPException) {
     if (err.status === 400 && /Malformed (JSON|FormData)/.test(err.message)) {

@@ -83,6 +83,6 @@ export function realtimeRoutes(app: OpenAPIHono<AppEnv>, realtime: Realtime | un
 
 /** A token that does not verify is answered like a missing one (4401); a provider outage still fails. */
 function unauthenticatedAsNull(e: unknown): null {
-  if (isAppError(e) && e.kind === "Unauthorized") return null;
+  if (isAppError(e) && e.kind === "unauthorized") return null;
   throw e;
 }

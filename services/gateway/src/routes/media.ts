@@ -123,7 +123,7 @@ export function mediaRoutes(app: OpenAPIHono<AppEnv>): void {
       try {
         raw = await readSmallObject(storage, location.key);
       } catch (e) {
-        if (isAppError(e) && e.kind === "NotFound") throw NotFound("Audio not found");
+        if (isAppError(e) && e.kind === "not_found") throw NotFound("Audio not found");
         throw e;
       }
       let parsed: z.infer<typeof Waveform> | null = null;

@@ -92,7 +92,7 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
       } catch (e) {
         // Early join (decisions, Meetings): the id may be a calendar event's that has no meeting yet;
         // the calendar service makes it (from 5 minutes before the start) and joins it as the caller.
-        if (!isAppError(e) || e.status !== 404 || e.detail !== "Meeting not found") throw e;
+        if (!isAppError(e) || e.kind !== "not_found" || e.detail !== "Meeting not found") throw e;
         // It creates a platform meeting and then joins it: two calls of the meetings service.
         const timeoutMs = 2 * c.get("deps").config.RPC_TIMEOUT_MS;
         try {

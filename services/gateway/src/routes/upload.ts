@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { recordingsOps } from "@scribe/contracts";
-import { AppError, Invalid, validationErrors } from "@scribe/kit";
+import { AppError, Invalid, TooLarge, validationErrors } from "@scribe/kit";
 import busboy from "busboy";
 import { anonymousUploadQuota } from "../http/anonymous-quota";
 import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
@@ -32,7 +32,7 @@ function limitBytes(max: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       seen += chunk.length;
-      if (seen > max) cb(new AppError("Conflict", "File too large: the upload size limit is reached", { status: 413 }));
+      if (seen > max) cb(TooLarge("File too large: the upload size limit is reached"));
       else cb(null, chunk);
     },
   });

@@ -1,7 +1,7 @@
 // Platform A: Daily (https://api.daily.co/v1). One Daily room per meeting, meeting tokens for
 // signed-in joins, room presence, REST-started recordings, and Daily's signed webhooks (§3.2, §4.1).
 import { randomBytes } from "node:crypto";
-import { AppError, BadRequest, Invalid, Unauthorized, type Logger } from "@scribe/kit";
+import { BadRequest, Invalid, Unauthorized, UpstreamFailed, type Logger } from "@scribe/kit";
 import type { MeetingState, StartRecordingResponse } from "@scribe/contracts";
 import { z } from "zod";
 import { withQueryParam, type PlatformMeeting } from "../domain/meetings";
@@ -217,7 +217,7 @@ export class DailyPlatform implements VideoPlatform {
       }
       // Daily answered and refused (e.g. nobody in the room yet): its reason, as a bad gateway.
       if (e instanceof PlatformApiError && e.status !== null && e.status < 500) {
-        throw new AppError("Unavailable", `Failed to start recording: ${dailyErrorInfo(e.body)}`, { status: 502, cause: e });
+        throw UpstreamFailed(`Failed to start recording: ${dailyErrorInfo(e.body)}`, e);
       }
       throw e;
     }

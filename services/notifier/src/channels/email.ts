@@ -126,7 +126,7 @@ export class EmailSender {
       if (!reached.reached) throw Unavailable("the read model does not hold the completed transcript yet");
       transcript = await this.read(caller, d.transcript_id);
     } catch (e) {
-      if (isAppError(e) && e.status === 404) return { verdict: "cancel", statusCode: null, error: "the transcript no longer exists", excerpt: null, durationMs: took(), eventId: null };
+      if (isAppError(e) && e.kind === "not_found") return { verdict: "cancel", statusCode: null, error: "the transcript no longer exists", excerpt: null, durationMs: took(), eventId: null };
       return { verdict: "retryable", statusCode: null, error: `reading the transcript: ${(e as Error).message}`, excerpt: null, durationMs: took(), eventId: null };
     }
     try {

@@ -17,7 +17,7 @@ function facts(t: KnownTranscript | null): TranscriptAccessFacts | null {
 /** READ: 404 "Transcript not found" / 403 "Transcript access denied". */
 export function assertRead(t: KnownTranscript | null, caller: Caller): asserts t is KnownTranscript {
   const decision = canReadTranscript(facts(t), caller);
-  if (!decision.ok) throw decision.status === 404 ? NotFound(decision.detail) : Forbidden(decision.detail);
+  if (!decision.ok) throw decision.kind === "not_found" ? NotFound(decision.detail) : Forbidden(decision.detail);
 }
 
 /**

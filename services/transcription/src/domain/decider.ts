@@ -142,7 +142,7 @@ function changed(
 }
 
 function onCurrentRun(a: Aggregate, runId: string): void {
-  if (a.current_run_id !== runId) throw new RuleError("stale_run", `run ${runId} is not the transcript's current run (${a.current_run_id ?? "none"})`);
+  if (a.current_run_id !== runId) throw new RuleError("conflict", `run ${runId} is not the transcript's current run (${a.current_run_id ?? "none"})`, "stale_run");
 }
 
 /** A status change is logged as STATUS for the transcript's sockets (and the owner's). */
@@ -158,7 +158,7 @@ function exists(a: Aggregate | null): Aggregate {
 
 export function decide(command: TranscriptCommand, current: Aggregate | null): TranscriptEvent[] {
   if (command.type === "create") {
-    if (current) throw new RuleError("rejected", "Transcript already exists");
+    if (current) throw new RuleError("bad_request", "Transcript already exists");
     const s = command.transcript;
     const created: TranscriptEvent[] = [{ type: "transcript.created", data: s }];
     if (s.user_id) created.push({ type: "transcript.lifecycle.changed", data: { transcript_id: s.id, user_id: s.user_id, action: "created" } });
@@ -179,13 +179,13 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
         { type: "transcript.lifecycle.changed", data: { transcript_id: s.id, user_id: command.by, action: "deleted" } },
       ];
     case "restore":
-      if (s.deleted_at === null) throw new RuleError("rejected", "Transcript is not deleted");
+      if (s.deleted_at === null) throw new RuleError("bad_request", "Transcript is not deleted");
       return [
         ...changed(a, command.now, { state: { ...s, deleted_at: null } }),
         { type: "transcript.lifecycle.changed", data: { transcript_id: s.id, user_id: command.by, action: "restored" } },
       ];
     case "destroy":
-      if (command.reason === "user" && s.deleted_at === null) throw new RuleError("rejected", "Transcript must be soft-deleted first");
+      if (command.reason === "user" && s.deleted_at === null) throw new RuleError("bad_request", "Transcript must be soft-deleted first");
       return [{ type: "transcript.destroyed", data: { transcript: contentFree({ ...s, version: s.version + 1, updated_at: command.now.toISOString() }), reason: command.reason } }];
     case "setShareMode":
       return changed(a, command.now, { state: { ...s, share_mode: command.share_mode } });
@@ -215,7 +215,7 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       return [...changed(a, command.now, { state }), ...attached];
     }
     case "startRun": {
-      if (!a.recording_source) throw new RuleError("rejected", "Recording is not ready for processing");
+      if (!a.recording_source) throw new RuleError("bad_request", "Recording is not ready for processing");
       const reset = resetForRun(a, a.recording_source.kind, command.run_id);
       return [...changed(a, command.now, { state: reset.state, topics: [] }), { type: "run.started", data: { run_id: command.run_id } }];
     }
@@ -255,7 +255,7 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
     case "fail": {
       onCurrentRun(a, command.run_id);
       const next = failed(s, command.reason);
-      if (!next) throw new RuleError("ended", "the transcript ended: a later failure does not apply");
+      if (!next) throw new RuleError("conflict", "the transcript ended: a later failure does not apply", "ended");
       const events = changed(a, command.now, { state: next });
       return events.length ? [...events, ...statusLogged(s, next, command.run_id)] : [];
     }
@@ -266,13 +266,13 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
     }
     case "handOverLiveRecording": {
       const next = recordingFlushed(a, command.run_id)?.state;
-      if (!next) throw new RuleError("stale_run", `live session ${command.run_id} is not the transcript's current run`);
+      if (!next) throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run`, "stale_run");
       const attached: TranscriptEvent = { type: "recording.attached", data: { recording: command.recording } };
       return [...changed(a, command.now, { state: next }), attached, ...statusLogged(s, next, command.run_id)];
     }
     case "failLiveRecording": {
       const next = recordingFailed(a, command.run_id, command.reason)?.state;
-      if (!next) throw new RuleError("stale_run", `live session ${command.run_id} is not the transcript's current run, or it ended`);
+      if (!next) throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run, or it ended`, "stale_run");
       return [...changed(a, command.now, { state: next }), ...statusLogged(s, next, command.run_id)];
     }
   }

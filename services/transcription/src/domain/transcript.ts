@@ -1,6 +1,7 @@
 // Pure rules of the transcript aggregate: creation defaults, API patches, participants and speaker
 // edits, the status rules of a run, and what a reprocess resets (behaviour-transcripts-pipelines
 // §1.5, §1.8, §5.6, §9). No I/O; the decider (decider.ts) puts them together into events.
+import type { ErrorKind } from "@scribe/kit";
 import type {
   CreateTranscript,
   PipelineEventName,
@@ -31,16 +32,20 @@ export interface Aggregate {
 }
 
 /**
- * Why the aggregate refuses a command, as a kind (the edge maps kinds to statuses): `rejected` a
- * rule says no, `not_found` a part named by the command is missing, `stale_run` a run that is no
- * longer the transcript's current one, `ended` a failure reported after the run completed.
+ * Why the aggregate refuses a command, in the kit's error kinds (only the gateway maps kinds to
+ * statuses): `bad_request` a rule says no, `not_found` a part named by the command is missing,
+ * `conflict` a call from a pipeline that no longer applies; `late` then says which (`stale_run` a
+ * run that is no longer the transcript's current one, `ended` a failure reported after the run
+ * completed), so the pipeline port can drop such calls quietly.
  */
-export type RefusalKind = "rejected" | "not_found" | "stale_run" | "ended";
+export type RefusalKind = Extract<ErrorKind, "bad_request" | "not_found" | "conflict">;
+export type LateCall = "stale_run" | "ended";
 
 export class RuleError extends Error {
   constructor(
     readonly kind: RefusalKind,
     message: string,
+    readonly late?: LateCall,
   ) {
     super(message);
     this.name = "RuleError";
@@ -144,7 +149,7 @@ export function applyApiPatch(s: TranscriptState, patch: UpdateTranscript, newId
 const SPEAKER_TAKEN = "Speaker already assigned";
 
 export function addParticipant(ps: StoredParticipant[], p: { id: string; name: string; speaker: number | null }): StoredParticipant[] {
-  if (p.speaker !== null && ps.some((o) => o.speaker === p.speaker)) throw new RuleError("rejected", SPEAKER_TAKEN);
+  if (p.speaker !== null && ps.some((o) => o.speaker === p.speaker)) throw new RuleError("bad_request", SPEAKER_TAKEN);
   return [...ps, { id: p.id, name: p.name, speaker: p.speaker, user_id: null }];
 }
 
@@ -158,7 +163,7 @@ export function updateParticipant(
   patch: { name?: string | null; speaker?: number | null },
 ): { participants: StoredParticipant[]; participant: StoredParticipant } {
   if (patch.speaker !== undefined && patch.speaker !== null && ps.some((o) => o.id !== id && o.speaker === patch.speaker)) {
-    throw new RuleError("rejected", SPEAKER_TAKEN);
+    throw new RuleError("bad_request", SPEAKER_TAKEN);
   }
   const current = ps.find((p) => p.id === id);
   if (!current) throw new RuleError("not_found", "Participant not found");
@@ -186,8 +191,8 @@ export function assignSpeaker(
 ): { topics: TopicRecord[]; participants: StoredParticipant[] } {
   const bySpeaker = a.speaker !== undefined && a.speaker !== null;
   const byParticipant = a.participant !== undefined && a.participant !== null;
-  if (!bySpeaker && !byParticipant) throw new RuleError("rejected", "Either speaker or participant must be provided");
-  if (bySpeaker && byParticipant) throw new RuleError("rejected", "Only one of speaker or participant must be provided");
+  if (!bySpeaker && !byParticipant) throw new RuleError("bad_request", "Either speaker or participant must be provided");
+  if (bySpeaker && byParticipant) throw new RuleError("bad_request", "Only one of speaker or participant must be provided");
   let speaker: number;
   let participants = ps;
   if (bySpeaker) speaker = a.speaker as number;
@@ -209,7 +214,7 @@ export function assignSpeaker(
 /** §9.8 merge: relabel `from` to `to`, unless both labels belong to participants. */
 export function mergeSpeakers(topics: TopicRecord[], ps: StoredParticipant[], from: number, to: number): TopicRecord[] {
   const claimed = (n: number) => ps.some((p) => p.speaker === n);
-  if (claimed(from) && claimed(to)) throw new RuleError("rejected", "Both speakers are assigned to participants");
+  if (claimed(from) && claimed(to)) throw new RuleError("bad_request", "Both speakers are assigned to participants");
   return relabel(topics, (w) => (w.speaker === from ? to : w.speaker));
 }
 

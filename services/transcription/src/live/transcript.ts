@@ -13,7 +13,7 @@ async function unlessStale<T>(f: () => Promise<T>): Promise<T | null> {
   try {
     return await f();
   } catch (e) {
-    if (e instanceof RuleError && e.kind === "stale_run") return null;
+    if (e instanceof RuleError && e.late === "stale_run") return null;
     throw e;
   }
 }

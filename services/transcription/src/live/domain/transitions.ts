@@ -16,7 +16,7 @@ const status = (value: TranscriptState["status"]): LoggedEvent => ({ event: "STA
 /** A fresh live run: `recording`, nothing of an earlier run's topics or event log kept. */
 export function recordingStarted(a: Aggregate, sessionId: string): Aggregate {
   const refusal = liveRefusal(a);
-  if (refusal) throw new RuleError("rejected", refusal);
+  if (refusal) throw new RuleError("bad_request", refusal);
   return {
     ...a,
     state: { ...a.state, status: "recording", error: null, duration: 0, source_kind: "live" },

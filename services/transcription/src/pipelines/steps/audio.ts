@@ -25,7 +25,7 @@ async function fetchTo(deps: PipelineDeps, bucket: string, key: string, dir: str
     await downloadObject(deps.openBucket(bucket), key, path, { signal: io.signal });
   } catch (e) {
     // A missing object fails the same way on every attempt: say which one and stop.
-    if (isAppError(e) && e.kind === "NotFound") {
+    if (isAppError(e) && e.kind === "not_found") {
       throw new MediaError("not_found", `recording file not found: ${bucket}/${key}`, { cause: e });
     }
     throw e;
