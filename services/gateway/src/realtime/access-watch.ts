@@ -55,8 +55,8 @@ export class AccessWatch {
       if (isTranscriptOwner(facts, socket.caller)) continue;
       const decision = canReadTranscript(facts, socket.caller);
       if (decision.ok) continue;
-      this.log.info({ transcriptId: id, status: decision.status }, "closing a transcript socket whose reader lost access");
-      socket.close(decision.status === 404 ? CLOSE_NOT_FOUND : CLOSE_ACCESS_DENIED, decision.detail);
+      this.log.info({ transcriptId: id, refusal: decision.kind }, "closing a transcript socket whose reader lost access");
+      socket.close(decision.kind === "not_found" ? CLOSE_NOT_FOUND : CLOSE_ACCESS_DENIED, decision.detail);
     }
   }
 }
