@@ -1,7 +1,17 @@
 // Bus throughput: outbox relay vs raw pipelined JetStream publish, consumer apply vs raw consume.
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { makeEvent } from "@scribe/contracts";
-import { ConsumerRunner, KIT_MIGRATIONS, OutboxRelay, connectBus, connectDb, createLogger, ensureStreams, loadMigrations, migrate } from "@scribe/kit";
+import {
+  ConsumerRunner,
+  KIT_MIGRATIONS,
+  OutboxRelay,
+  connectBus,
+  connectDb,
+  createLogger,
+  ensureStreams,
+  loadMigrations,
+  migrate,
+} from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { report, time } from "./report";
 
@@ -11,11 +21,31 @@ const log = createLogger("bench", "silent");
 function roomState(i: number) {
   const now = new Date().toISOString();
   return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, name: `room-${i}`, user_id: "owner", created_at: now, updated_at: now,
-    version: 1, zulip_auto_post: false, zulip_stream: "", zulip_topic: "", is_locked: false, room_mode: "normal",
-    recording_type: "cloud", recording_trigger: "automatic-2nd-participant", is_shared: false, ics_url: null,
-    ics_fetch_interval: 300, ics_enabled: false, ics_last_sync: null, ics_last_etag: null, platform: "daily" as const,
-    skip_consent: false, email_transcript_to: null, store_video: false, webhook_url: null, webhook_secret: null,
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    name: `room-${i}`,
+    user_id: "owner",
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    zulip_auto_post: false,
+    zulip_stream: "",
+    zulip_topic: "",
+    is_locked: false,
+    room_mode: "normal",
+    recording_type: "cloud",
+    recording_trigger: "automatic-2nd-participant",
+    is_shared: false,
+    ics_url: null,
+    ics_fetch_interval: 300,
+    ics_enabled: false,
+    ics_last_sync: null,
+    ics_last_etag: null,
+    platform: "daily" as const,
+    skip_consent: false,
+    email_transcript_to: null,
+    store_video: false,
+    webhook_url: null,
+    webhook_secret: null,
   };
 }
 
@@ -31,7 +61,9 @@ export default async function bench(): Promise<void> {
   const payloads = events.map((e) => JSON.stringify(e.event));
   try {
     // Warm up the connection, the stream's files and the JIT so the first measurement is not penalised.
-    await Promise.all(events.slice(0, 2000).map((e, j) => bus.js.publish(bus.subject(e.subject), payloads[j]!, { msgID: `warm-${e.event.id}` })));
+    await Promise.all(
+      events.slice(0, 2000).map((e, j) => bus.js.publish(bus.subject(e.subject), payloads[j]!, { msgID: `warm-${e.event.id}` })),
+    );
     await bus.jsm.streams.purge(stream);
     // Raw: pipelined publishes of the same payloads, msg ids set, batches of 1000 acks awaited together.
     const rawPublish = await time(async () => {
@@ -74,7 +106,13 @@ export default async function bench(): Promise<void> {
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
     const runner = new ConsumerRunner({
-      bus, sql, log, name: "bench.apply", stream: "ROOMS", maxDeliver: 3, batchSize: 200,
+      bus,
+      sql,
+      log,
+      name: "bench.apply",
+      stream: "ROOMS",
+      maxDeliver: 3,
+      batchSize: 200,
       handlers: {
         "room.created": async (tx, ev) => {
           await tx`insert into applied (id) values (${ev.data.id})`;
@@ -92,7 +130,8 @@ export default async function bench(): Promise<void> {
     report({ name: "consumer apply (db tx + inbox)", value: N / applyTime, unit: "events/s" }, rawConsumeRate);
   } finally {
     await bus.jsm.streams.delete(stream).catch(() => {});
-    for (const s of ["MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+    for (const s of ["MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"])
+      await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
     await bus.close();
     await sql.end({ timeout: 1 });
     await db.drop();

@@ -46,7 +46,12 @@ export default async function bench(): Promise<void> {
   try {
     for (let i = 0; i < ROUNDS; i++) {
       let written: VersionMark[] = [];
-      const room = await rpcCall(bus, roomsOps.create, { caller: alice, room: { name: `bench-${i}` } }, { onVersions: (w) => (written = w) });
+      const room = await rpcCall(
+        bus,
+        roomsOps.create,
+        { caller: alice, room: { name: `bench-${i}` } },
+        { onVersions: (w) => (written = w) },
+      );
       let t = process.hrtime.bigint();
       if (!(await found(room.name, written))) stale++;
       lagging.push(ms(t));

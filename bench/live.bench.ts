@@ -49,7 +49,9 @@ async function round(sys: TestSystem, bearer: string[], packets: Buffer[], fixtu
   const alice = sys.as("alice");
   const runs = await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
-      const id = (await (await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: `bench live ${sessions}/${i}` }) })).json()).id as string;
+      const id = (
+        await (await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: `bench live ${sessions}/${i}` }) })).json()
+      ).id as string;
       const socket: OpenSocket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
       const lines: { text: string; at: number }[] = [];
       socket.ws.on("message", (raw: Buffer) => {
@@ -83,14 +85,20 @@ async function round(sys: TestSystem, bearer: string[], packets: Buffer[], fixtu
     await alice(`/v1/transcripts/${r.id}`, { method: "DELETE" });
     await alice(`/v1/transcripts/${r.id}/destroy`, { method: "DELETE" });
   }
-  return { latencies, missing: sessions * fixture.truth.turns.length - latencies.length, cpuPerAudioSecond: cpu / sessions / fixture.truth.duration };
+  return {
+    latencies,
+    missing: sessions * fixture.truth.turns.length - latencies.length,
+    cpuPerAudioSecond: cpu / sessions / fixture.truth.duration,
+  };
 }
 
 export default async function bench(): Promise<void> {
   const fixture = await synthesizeMeeting(liveDictation);
   const packets = await opusPacketsOf(fixture.mixPath);
   const storageRoot = await mkdtemp(join(tmpdir(), "scribe-bench-live-"));
-  console.log(`${fixture.truth.turns.length} sentences, ${fixture.truth.duration.toFixed(1)} s of speech per session; ${cpus().length} cores`);
+  console.log(
+    `${fixture.truth.turns.length} sentences, ${fixture.truth.duration.toFixed(1)} s of speech per session; ${cpus().length} cores`,
+  );
 
   // Baselines: the recogniser alone on each sentence (from a file), and on the whole recording.
   const stt = new PocketsphinxStt({ modelDir: MODEL_DIR, chunkSeconds: 120, concurrency: 1 });
@@ -122,14 +130,21 @@ export default async function bench(): Promise<void> {
       const p95 = percentile(r.latencies, 95);
       const floor = { name: "stt alone", label: "the recogniser alone on the sentence", value: percentile(perSentence, 50), unit: "s" };
       report({ name: `live ${sessions} session(s): sentence end → TRANSCRIPT p50`, value: p50, unit: "s" }, floor);
-      report({ name: `live ${sessions} session(s): sentence end → TRANSCRIPT p95`, value: p95, unit: "s" }, { ...floor, value: percentile(perSentence, 95) });
+      report(
+        { name: `live ${sessions} session(s): sentence end → TRANSCRIPT p95`, value: p95, unit: "s" },
+        { ...floor, value: percentile(perSentence, 95) },
+      );
       report(
         { name: `live ${sessions} session(s): CPU per session`, value: r.cpuPerAudioSecond, unit: "cores" },
         { name: "offline", label: "transcribing the whole recording offline", value: wholeCpu, unit: "cores" },
       );
       const realtime = r.missing === 0 && p95 <= REALTIME_SECONDS;
-      console.log(`live ${sessions} session(s): ${realtime ? "real time" : "NOT real time"} (${r.missing} sentence(s) never announced, p95 ${p95.toFixed(2)} s vs ${REALTIME_SECONDS} s)`);
-      console.log(`live ${sessions} session(s): CPU-bound estimate ${Math.floor(cpus().length / r.cpuPerAudioSecond)} sessions on ${cpus().length} cores`);
+      console.log(
+        `live ${sessions} session(s): ${realtime ? "real time" : "NOT real time"} (${r.missing} sentence(s) never announced, p95 ${p95.toFixed(2)} s vs ${REALTIME_SECONDS} s)`,
+      );
+      console.log(
+        `live ${sessions} session(s): CPU-bound estimate ${Math.floor(cpus().length / r.cpuPerAudioSecond)} sessions on ${cpus().length} cores`,
+      );
     }
   } finally {
     await sys.stop();

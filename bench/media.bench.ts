@@ -7,7 +7,17 @@ import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SPEECH_WAV, alignFilter, encoderArgs, encodeMp3, mixdown, mixdownFilter, padTrack, trackStartOffset, waveform } from "@scribe/media";
+import {
+  SPEECH_WAV,
+  alignFilter,
+  encoderArgs,
+  encodeMp3,
+  mixdown,
+  mixdownFilter,
+  padTrack,
+  trackStartOffset,
+  waveform,
+} from "@scribe/media";
 import { report, time } from "./report";
 
 const MINUTES = Number(process.env.BENCH_MEETING_MINUTES ?? 10);
@@ -48,9 +58,25 @@ async function meetingTracks(): Promise<string[]> {
     if (!existsSync(voice)) await run("flite", ["-voice", ["rms", "slt", "awb", "kal16"][k]!, "-t", LINES[k]!, "-o", voice]);
     const tmp = `${path}.tmp.webm`;
     await ff([
-      "-stream_loop", "-1", "-i", voice, "-t", String(MINUTES * 60 - offset),
-      "-af", `volume=eval=frame:volume='eq(mod(floor(t/20),4),${k})',aresample=48000`,
-      "-output_ts_offset", String(offset), "-ac", "1", "-c:a", "libopus", "-b:a", "32k", "-f", "webm", tmp,
+      "-stream_loop",
+      "-1",
+      "-i",
+      voice,
+      "-t",
+      String(MINUTES * 60 - offset),
+      "-af",
+      `volume=eval=frame:volume='eq(mod(floor(t/20),4),${k})',aresample=48000`,
+      "-output_ts_offset",
+      String(offset),
+      "-ac",
+      "1",
+      "-c:a",
+      "libopus",
+      "-b:a",
+      "32k",
+      "-f",
+      "webm",
+      tmp,
     ]);
     await rename(tmp, path);
   }
@@ -96,7 +122,19 @@ export default async function bench(): Promise<void> {
       },
       async () => {
         for (const [i, t] of tracks.entries()) {
-          await ff(["-i", t, "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", alignFilter(offsets[i]!), ...encoderArgs(SPEECH_WAV), out(`raw-pad${i}.wav`)]);
+          await ff([
+            "-i",
+            t,
+            "-map",
+            "0:a:0",
+            "-vn",
+            "-sn",
+            "-dn",
+            "-af",
+            alignFilter(offsets[i]!),
+            ...encoderArgs(SPEECH_WAV),
+            out(`raw-pad${i}.wav`),
+          ]);
         }
       },
     );
@@ -104,19 +142,41 @@ export default async function bench(): Promise<void> {
     const mixFormat = { kind: "wav", channels: 1 } as const;
     await stage(
       "mixdown (4 tracks, offsets, amix normalize=0)",
-      () => mixdown(tracks.map((input, i) => ({ input, offsetSeconds: offsets[i]! })), out("mix.wav"), { format: mixFormat }),
+      () =>
+        mixdown(
+          tracks.map((input, i) => ({ input, offsetSeconds: offsets[i]! })),
+          out("mix.wav"),
+          { format: mixFormat },
+        ),
       () =>
         ff([
           ...tracks.flatMap((t) => ["-i", t]),
-          "-filter_complex", mixdownFilter(offsets, 48_000, 1),
-          "-map", "[mix]", ...encoderArgs({ ...mixFormat, sampleRate: undefined }), out("raw-mix.wav"),
+          "-filter_complex",
+          mixdownFilter(offsets, 48_000, 1),
+          "-map",
+          "[mix]",
+          ...encoderArgs({ ...mixFormat, sampleRate: undefined }),
+          out("raw-mix.wav"),
         ]),
     );
 
     await stage(
       "mp3 (64 kbit/s)",
       () => encodeMp3(out("mix.wav"), out("mix.mp3")),
-      () => ff(["-i", out("mix.wav"), "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", alignFilter(0), ...encoderArgs({ kind: "mp3", bitrateKbps: 64 }), out("raw-mix.mp3")]),
+      () =>
+        ff([
+          "-i",
+          out("mix.wav"),
+          "-map",
+          "0:a:0",
+          "-vn",
+          "-sn",
+          "-dn",
+          "-af",
+          alignFilter(0),
+          ...encoderArgs({ kind: "mp3", bitrateKbps: 64 }),
+          out("raw-mix.mp3"),
+        ]),
     );
 
     let points = 0;
@@ -125,7 +185,8 @@ export default async function bench(): Promise<void> {
       async () => {
         points = (await waveform(out("mix.mp3"))).length;
       },
-      () => ff(["-i", out("mix.mp3"), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "8000", "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"], true),
+      () =>
+        ff(["-i", out("mix.mp3"), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "8000", "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"], true),
     );
     if (points !== 255) throw new Error(`waveform has ${points} points`);
   } finally {

@@ -54,7 +54,24 @@ export async function benchMeeting(minutes: number): Promise<BenchMeeting> {
     const path = join(fixture.dir, `${t.speaker}.webm`);
     if (!existsSync(path)) {
       const tmp = `${path}.tmp.webm`;
-      await exec("ffmpeg", ["-v", "error", "-y", "-i", fixture.trackPaths[t.speaker]!, "-ar", "48000", "-c:a", "libopus", "-b:a", "32k", "-output_ts_offset", String(t.offset), "-f", "webm", tmp]);
+      await exec("ffmpeg", [
+        "-v",
+        "error",
+        "-y",
+        "-i",
+        fixture.trackPaths[t.speaker]!,
+        "-ar",
+        "48000",
+        "-c:a",
+        "libopus",
+        "-b:a",
+        "32k",
+        "-output_ts_offset",
+        String(t.offset),
+        "-f",
+        "webm",
+        tmp,
+      ]);
       await rename(tmp, path);
     }
     tracks.push({ path, offset: t.offset, name: t.name });

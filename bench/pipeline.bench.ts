@@ -36,7 +36,9 @@ const seconds = (s: StepView | undefined) => (s?.durationMs ?? Number.NaN) / 100
 export default async function bench(): Promise<void> {
   const meeting = await benchMeeting(MINUTES);
   const audioSeconds = meeting.fixture.truth.duration;
-  console.log(`meeting: ${(audioSeconds / 60).toFixed(1)} min, ${meeting.tracks.length} Opus/WebM tracks at offsets ${meeting.tracks.map((t) => t.offset.toFixed(2)).join(", ")} s`);
+  console.log(
+    `meeting: ${(audioSeconds / 60).toFixed(1)} min, ${meeting.tracks.length} Opus/WebM tracks at offsets ${meeting.tracks.map((t) => t.offset.toFixed(2)).join(", ")} s`,
+  );
 
   const env = await workflowTestEnv("bench-pipeline");
   const schema = await env.openSchema("pipelines");
@@ -60,7 +62,19 @@ export default async function bench(): Promise<void> {
     }
     const id = "bench-transcript";
     port.add(blankTranscript(id));
-    const input = { transcript_id: id, kind: "multitrack" as const, bucket: BUCKET, tracks, file: null, participants: [], source_language: "en", target_language: "en", meeting_id: null, room_id: null, recording_id: null };
+    const input = {
+      transcript_id: id,
+      kind: "multitrack" as const,
+      bucket: BUCKET,
+      tracks,
+      file: null,
+      participants: [],
+      source_language: "en",
+      target_language: "en",
+      meeting_id: null,
+      room_id: null,
+      recording_id: null,
+    };
 
     const startedAt = process.hrtime.bigint();
     const runId = await schema.sql.begin(async (tx) => {
@@ -80,20 +94,61 @@ export default async function bench(): Promise<void> {
 
     const steps = run.steps.filter((s) => s.itemCount === null);
     for (const s of steps) report({ name: `stage ${s.step}${s.index === null ? "" : `[${s.index}]`}`, value: seconds(s), unit: "s" });
-    report({ name: "run wall time", value: wall, unit: "s" }, { name: "audio duration", value: audioSeconds, unit: "s", label: "of the audio's duration" });
+    report(
+      { name: "run wall time", value: wall, unit: "s" },
+      { name: "audio duration", value: audioSeconds, unit: "s", label: "of the audio's duration" },
+    );
     const t = port.transcripts.get(id)!;
-    console.log(`result: ${port.topics.get(id)!.flatMap((x) => x.words).length} words, ${port.topics.get(id)!.length} topics, title ${JSON.stringify(t.title)}, duration ${(t.duration / 1000).toFixed(1)} s`);
+    console.log(
+      `result: ${port.topics.get(id)!.flatMap((x) => x.words).length} words, ${port.topics.get(id)!.length} topics, title ${JSON.stringify(t.title)}, duration ${(t.duration / 1000).toFixed(1)} s`,
+    );
 
     // The same media work by raw ffmpeg, now, in this run (best of 2; the workers are idle by now).
     const offsets = meeting.tracks.map((x) => x.offset);
     const dir = join(root, "raw");
     const rawMix = async () => {
-      await ffmpeg([...meeting.tracks.flatMap((x) => ["-i", x.path]), "-filter_complex", mixdownFilter(offsets, 48_000, 1), "-map", "[mix]", ...encoderArgs({ kind: "mp3", bitrateKbps: 64, channels: 1 }), join(dir, "mix.mp3")]);
+      await ffmpeg([
+        ...meeting.tracks.flatMap((x) => ["-i", x.path]),
+        "-filter_complex",
+        mixdownFilter(offsets, 48_000, 1),
+        "-map",
+        "[mix]",
+        ...encoderArgs({ kind: "mp3", bitrateKbps: 64, channels: 1 }),
+        join(dir, "mix.mp3"),
+      ]);
       // The step also checks the mix is audible: one more decode of it.
-      await ffmpeg(["-i", join(dir, "mix.mp3"), "-ac", "1", "-ar", String(ANALYSIS_SAMPLE_RATE), "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"]);
+      await ffmpeg([
+        "-i",
+        join(dir, "mix.mp3"),
+        "-ac",
+        "1",
+        "-ar",
+        String(ANALYSIS_SAMPLE_RATE),
+        "-c:a",
+        "pcm_f32le",
+        "-f",
+        "f32le",
+        "pipe:1",
+      ]);
     };
     const mp3 = join(root, "storage", "transcripts", transcriptKeys.mp3(id));
-    const rawWave = () => ffmpeg(["-i", mp3, "-map", "0:a:0", "-vn", "-ac", "1", "-ar", String(ANALYSIS_SAMPLE_RATE), "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"]);
+    const rawWave = () =>
+      ffmpeg([
+        "-i",
+        mp3,
+        "-map",
+        "0:a:0",
+        "-vn",
+        "-ac",
+        "1",
+        "-ar",
+        String(ANALYSIS_SAMPLE_RATE),
+        "-c:a",
+        "pcm_f32le",
+        "-f",
+        "f32le",
+        "pipe:1",
+      ]);
     await mkdir(dir, { recursive: true });
     let mixS = Number.POSITIVE_INFINITY;
     let waveS = Number.POSITIVE_INFINITY;
@@ -102,8 +157,14 @@ export default async function bench(): Promise<void> {
       waveS = Math.min(waveS, await time(rawWave));
     }
     const step = (name: string) => steps.find((s) => s.step === name);
-    report({ name: "media mixdown step (download, mix, mp3, audibility check, upload)", value: seconds(step("mixdown")), unit: "s" }, { name: "raw ffmpeg mix+mp3+decode", value: mixS, unit: "s" });
-    report({ name: "media waveform step (download, peaks, upload)", value: seconds(step("waveform")), unit: "s" }, { name: "raw ffmpeg decode", value: waveS, unit: "s" });
+    report(
+      { name: "media mixdown step (download, mix, mp3, audibility check, upload)", value: seconds(step("mixdown")), unit: "s" },
+      { name: "raw ffmpeg mix+mp3+decode", value: mixS, unit: "s" },
+    );
+    report(
+      { name: "media waveform step (download, peaks, upload)", value: seconds(step("waveform")), unit: "s" },
+      { name: "raw ffmpeg decode", value: waveS, unit: "s" },
+    );
   } finally {
     await workers.stop();
     await env.close();

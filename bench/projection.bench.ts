@@ -1,6 +1,14 @@
 // Projection throughput: events/s the live consumer folds into the read model (next to the kit's
 // consumer machinery alone: inbox only, no read model), and events/s of a full rebuild (replay).
-import { DLQ_STREAM, STREAMS, makeEvent, type EventInput, type EventType, type OutgoingEvent, type TranscriptState } from "@scribe/contracts";
+import {
+  DLQ_STREAM,
+  STREAMS,
+  makeEvent,
+  type EventInput,
+  type EventType,
+  type OutgoingEvent,
+  type TranscriptState,
+} from "@scribe/contracts";
 import {
   ConsumerRunner,
   KIT_MIGRATIONS,
@@ -25,25 +33,66 @@ const log = createLogger("bench", "silent");
 function transcriptEvents(i: number): OutgoingEvent[] {
   const now = new Date().toISOString();
   const base: TranscriptState = {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, version: 1, name: `Meeting ${i}`, status: "processing", error: null,
-    locked: false, duration: 1_800_000, created_at: now, updated_at: now, title: null, short_summary: null, long_summary: null,
-    action_items: null, participants: [{ id: `p${i}`, speaker: 0, name: "Alice", user_id: null }], source_language: "en",
-    target_language: "en", reviewed: false, audio_location: "storage", audio_deleted: null, user_id: `user-${i % 100}`,
-    share_mode: "private", source_kind: "room", meeting_id: null, recording_id: null, room_id: `room-${i % 20}`, webvtt: null, deleted_at: null,
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    version: 1,
+    name: `Meeting ${i}`,
+    status: "processing",
+    error: null,
+    locked: false,
+    duration: 1_800_000,
+    created_at: now,
+    updated_at: now,
+    title: null,
+    short_summary: null,
+    long_summary: null,
+    action_items: null,
+    participants: [{ id: `p${i}`, speaker: 0, name: "Alice", user_id: null }],
+    source_language: "en",
+    target_language: "en",
+    reviewed: false,
+    audio_location: "storage",
+    audio_deleted: null,
+    user_id: `user-${i % 100}`,
+    share_mode: "private",
+    source_kind: "room",
+    meeting_id: null,
+    recording_id: null,
+    room_id: `room-${i % 20}`,
+    webvtt: null,
+    deleted_at: null,
   };
-  const words = (t: number) => Array.from({ length: 40 }, (_, w) => ({ text: ` word${(w * 7 + t) % 50}`, start: t * 40 + w, end: t * 40 + w + 1, speaker: w % 2 }));
+  const words = (t: number) =>
+    Array.from({ length: 40 }, (_, w) => ({ text: ` word${(w * 7 + t) % 50}`, start: t * 40 + w, end: t * 40 + w + 1, speaker: w % 2 }));
   const ev = <T extends EventType>(type: T, data: EventInput<T>): OutgoingEvent => makeEvent(type, data, { source: "bench" });
-  const cues = Array.from({ length: 12 }, (_, c) => `\n00:00:${String(c * 4).padStart(2, "0")}.000 --> 00:00:${String(c * 4 + 4).padStart(2, "0")}.000\n<v Speaker${c % 2}>Sentence number ${c} of meeting ${i} with some words.\n`);
+  const cues = Array.from(
+    { length: 12 },
+    (_, c) =>
+      `\n00:00:${String(c * 4).padStart(2, "0")}.000 --> 00:00:${String(c * 4 + 4).padStart(2, "0")}.000\n<v Speaker${c % 2}>Sentence number ${c} of meeting ${i} with some words.\n`,
+  );
   return [
     ev("transcript.created", base),
     ...[0, 1, 2].map((t) =>
       ev("transcript.topic.upserted", {
-        transcript_id: base.id, version: 2 + t, position: t,
-        topic: { id: `t${i}-${t}`, title: `Topic ${t}`, summary: "A summary.", timestamp: t * 40, duration: null, transcript: null, words: words(t) },
+        transcript_id: base.id,
+        version: 2 + t,
+        position: t,
+        topic: {
+          id: `t${i}-${t}`,
+          title: `Topic ${t}`,
+          summary: "A summary.",
+          timestamp: t * 40,
+          duration: null,
+          transcript: null,
+          words: words(t),
+        },
       }),
     ),
     ev("transcript.updated", {
-      ...base, version: 5, status: "ended", title: `Meeting ${i} about things`, long_summary: "We talked about many things at length. ".repeat(8),
+      ...base,
+      version: 5,
+      status: "ended",
+      title: `Meeting ${i} about things`,
+      long_summary: "We talked about many things at length. ".repeat(8),
       webvtt: `WEBVTT\n${cues.join("")}`,
     }),
   ];
@@ -51,7 +100,9 @@ function transcriptEvents(i: number): OutgoingEvent[] {
 
 async function publishAll(bus: Bus, events: OutgoingEvent[]): Promise<void> {
   for (let i = 0; i < events.length; i += 1000) {
-    await Promise.all(events.slice(i, i + 1000).map((e) => bus.js.publish(bus.subject(e.subject), JSON.stringify(e.event), { msgID: e.event.id })));
+    await Promise.all(
+      events.slice(i, i + 1000).map((e) => bus.js.publish(bus.subject(e.subject), JSON.stringify(e.event), { msgID: e.event.id })),
+    );
   }
 }
 
@@ -84,7 +135,11 @@ export default async function bench(): Promise<void> {
     // Baseline: the same consumer machinery (parse, validate, batch transaction, inbox) with no read model.
     const noop = async () => {};
     const runner = new ConsumerRunner({
-      bus, sql: base, log, name: "baseline.transcripts", stream: "TRANSCRIPTS",
+      bus,
+      sql: base,
+      log,
+      name: "baseline.transcripts",
+      stream: "TRANSCRIPTS",
       handlers: { "transcript.created": noop, "transcript.topic.upserted": noop, "transcript.updated": noop },
     });
     const machinery = await time(async () => {
@@ -105,7 +160,10 @@ export default async function bench(): Promise<void> {
     report(live, { ...baseline, label: "consumer machinery" });
 
     const rebuild = await rebuildReadModel({ sql, bus, log });
-    report({ name: "replay: rebuild and swap", value: rebuild.events / rebuild.seconds, unit: "events/s" }, { ...live, label: "live apply" });
+    report(
+      { name: "replay: rebuild and swap", value: rebuild.events / rebuild.seconds, unit: "events/s" },
+      { ...live, label: "live apply" },
+    );
   } finally {
     await (service as Awaited<ReturnType<typeof startService>> | null)?.stop();
     for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});

@@ -33,10 +33,17 @@ async function userFanOut(sys: TestSystem, tw: TranscriptWriter): Promise<void> 
   const sockets: OpenSocket[] = [];
   for (let u = 0; u < USERS; u++) {
     const token = await sys.token(`user${u}`);
-    sockets.push(await mustOpen(sys.baseUrl, "/v1/events", ["bearer", token]), await mustOpen(sys.baseUrl, "/v1/events", ["bearer", token]));
+    sockets.push(
+      await mustOpen(sys.baseUrl, "/v1/events", ["bearer", token]),
+      await mustOpen(sys.baseUrl, "/v1/events", ["bearer", token]),
+    );
   }
   const entries: Entry[] = Array.from({ length: EVENTS }, (_, i) => ({
-    transcript_id: `t${i}`, user_id: `user${i % USERS}`, run_id: null, event: "STATUS", data: { value: "processing" },
+    transcript_id: `t${i}`,
+    user_id: `user${i % USERS}`,
+    run_id: null,
+    event: "STATUS",
+    data: { value: "processing" },
   }));
   const perSocket = EVENTS / USERS;
   const fanOut = await time(async () => {
@@ -56,7 +63,11 @@ async function userFanOut(sys: TestSystem, tw: TranscriptWriter): Promise<void> 
   sub.unsubscribe();
   const deliveries = EVENTS * 2;
   report(
-    { name: `realtime user sockets: ${USERS * 2} sockets, ${EVENTS} events, ${deliveries} deliveries`, value: EVENTS / fanOut, unit: "events/s" },
+    {
+      name: `realtime user sockets: ${USERS * 2} sockets, ${EVENTS} events, ${deliveries} deliveries`,
+      value: EVENTS / fanOut,
+      unit: "events/s",
+    },
     { name: "raw", label: "one raw NATS subscriber", value: EVENTS / raw, unit: "events/s" },
   );
 }
@@ -65,8 +76,19 @@ async function transcriptReplay(sys: TestSystem, tw: TranscriptWriter): Promise<
   const t = await tw.create({ user_id: null });
   await tw.applied(t.id);
   const entries: Entry[] = Array.from({ length: STORED }, (_, i) => ({
-    transcript_id: t.id, user_id: null, run_id: null, event: "TOPIC",
-    data: { id: `topic${i}`, title: `Topic ${i}`, summary: "A summary of the topic.", timestamp: i * 30, duration: 30, transcript: "Some words. ".repeat(20), words: [] },
+    transcript_id: t.id,
+    user_id: null,
+    run_id: null,
+    event: "TOPIC",
+    data: {
+      id: `topic${i}`,
+      title: `Topic ${i}`,
+      summary: "A summary of the topic.",
+      timestamp: i * 30,
+      duration: 30,
+      transcript: "Some words. ".repeat(20),
+      words: [],
+    },
   }));
   await publishAll(tw, entries);
   const path = `/v1/transcripts/${t.id}/events`;
@@ -78,7 +100,8 @@ async function transcriptReplay(sys: TestSystem, tw: TranscriptWriter): Promise<
   });
   const direct = await time(async () => {
     let n = 0;
-    for await (const batch of readStream(tw.bus, "TRANSCRIPTS", { filterSubject: `transcripts.transcript_event_appended.${t.id}` })) n += batch.length;
+    for await (const batch of readStream(tw.bus, "TRANSCRIPTS", { filterSubject: `transcripts.transcript_event_appended.${t.id}` }))
+      n += batch.length;
     if (n !== STORED) throw new Error(`read ${n} of ${STORED}`);
   });
   report(

@@ -12,7 +12,28 @@ const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
 
 /** Distinct pseudo-words (no English stop words or stems collide). */
 export function vocabulary(size: number): string[] {
-  const syllables = ["ka", "lo", "mi", "ter", "van", "su", "pre", "dol", "gan", "rit", "bo", "nel", "qua", "fis", "ro", "tum", "ple", "zar", "hev", "cin"];
+  const syllables = [
+    "ka",
+    "lo",
+    "mi",
+    "ter",
+    "van",
+    "su",
+    "pre",
+    "dol",
+    "gan",
+    "rit",
+    "bo",
+    "nel",
+    "qua",
+    "fis",
+    "ro",
+    "tum",
+    "ple",
+    "zar",
+    "hev",
+    "cin",
+  ];
   const out: string[] = [];
   for (let i = 0; out.length < size; i++) {
     let w = "";
@@ -88,7 +109,14 @@ export default async function bench(): Promise<void> {
   // The raw statement runs with the search service's session settings: the same SQL, the same plans.
   const rawSql = connectDb(db.url, { schema: "search", max: 4, settings: SEARCH_DB_SETTINGS });
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-search" });
-  const env = { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, LOG_LEVEL: "silent", OPS_PORT: "0", PUBLIC_MODE: "true" };
+  const env = {
+    DATABASE_URL: db.url,
+    NATS_URL: TEST_NATS_URL,
+    NATS_PREFIX: prefix,
+    LOG_LEVEL: "silent",
+    OPS_PORT: "0",
+    PUBLIC_MODE: "true",
+  };
   let service: Awaited<ReturnType<typeof startService>> | null = null;
   try {
     await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
@@ -109,7 +137,8 @@ export default async function bench(): Promise<void> {
       "",
     ];
     const anonymous: ListingScope = { kind: "ownerless_public_or_shared_rooms" };
-    const raw = (q: string) => searchStatement(rawSql, { text: q || null, scope: anonymous, roomId: null, sourceKind: null, limit: 20, offset: 0 });
+    const raw = (q: string) =>
+      searchStatement(rawSql, { text: q || null, scope: anonymous, roomId: null, sourceKind: null, limit: 20, offset: 0 });
     const viaService = (q: string) => rpcCall(bus, searchOps.search, { caller: ANONYMOUS, q, limit: 20, offset: 0 }, { timeoutMs: 60_000 });
     for (const q of queries) {
       await raw(q);
@@ -131,7 +160,10 @@ export default async function bench(): Promise<void> {
     for (const p of [50, 95]) {
       const baseline = { name: `search raw SQL p${p}`, value: percentile(rawMs, p), unit: "ms" };
       report(baseline);
-      report({ name: `search service p${p} (${N.toLocaleString("en-US")} transcripts)`, value: percentile(serviceMs, p), unit: "ms" }, { ...baseline, label: "raw SQL" });
+      report(
+        { name: `search service p${p} (${N.toLocaleString("en-US")} transcripts)`, value: percentile(serviceMs, p), unit: "ms" },
+        { ...baseline, label: "raw SQL" },
+      );
     }
   } finally {
     await service?.stop();

@@ -29,7 +29,12 @@ function topicsOf(minutes: number): TopicRecord[] {
       timestamp: first * 0.4,
       duration: count * 0.4,
       transcript: null,
-      words: Array.from({ length: count }, (_, i) => ({ text: ` word${first + i}`, start: (first + i) * 0.4, end: (first + i) * 0.4 + 0.3, speaker: (first + i) % 3 })),
+      words: Array.from({ length: count }, (_, i) => ({
+        text: ` word${first + i}`,
+        start: (first + i) * 0.4,
+        end: (first + i) * 0.4 + 0.3,
+        speaker: (first + i) % 3,
+      })),
     });
   }
   return topics;

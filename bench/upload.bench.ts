@@ -80,29 +80,70 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
   const prefix = testPrefix("benchup");
   const root = mkdtempSync(join(tmpdir(), "scribe-bench-upload-"));
   const env = {
-    DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, PORT: "0", HOST: "127.0.0.1", OPS_PORT: "0",
-    AUTH_BACKEND: "password", SECRET_KEY: SECRET, LOG_LEVEL: "warn", OUTBOX_POLL_MS: "200",
-    STORAGE_LOCAL_ROOT: root, UPLOAD_MAX_BYTES: String(SIZE + MiB), ...storageEnv,
+    DATABASE_URL: db.url,
+    NATS_URL: TEST_NATS_URL,
+    NATS_PREFIX: prefix,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    OPS_PORT: "0",
+    AUTH_BACKEND: "password",
+    SECRET_KEY: SECRET,
+    LOG_LEVEL: "warn",
+    OUTBOX_POLL_MS: "200",
+    STORAGE_LOCAL_ROOT: root,
+    UPLOAD_MAX_BYTES: String(SIZE + MiB),
+    ...storageEnv,
     // One chunk of the whole size, however long it takes: the bench measures memory, not the limits.
-    UPLOAD_MAX_CHUNK_BYTES: String(SIZE + MiB), HTTP_REQUEST_TIMEOUT_MS: "3600000",
+    UPLOAD_MAX_CHUNK_BYTES: String(SIZE + MiB),
+    HTTP_REQUEST_TIMEOUT_MS: "3600000",
   };
   const running = await startProcess(servicesByName(["recordings", "gateway"]), env);
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-upload" });
   const sql = postgres(db.url, { max: 1, onnotice: () => {} });
   try {
     const port = running.services.find((s) => s.name === "gateway")!.exports.port as number;
-    const token = await new SignJWT({ email: "bench@example.com" }).setProtectedHeader({ alg: "HS256" }).setSubject("bench")
-      .setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ email: "bench@example.com" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("bench")
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode(SECRET));
 
     async function transcript(): Promise<string> {
       const id = randomUUID();
       const now = new Date().toISOString();
-      const out = makeEvent("transcript.created", {
-        id, version: 1, name: "bench", status: "idle", error: null, locked: false, duration: 0, created_at: now, updated_at: now,
-        title: null, short_summary: null, long_summary: null, action_items: null, participants: [], source_language: "en",
-        target_language: "en", reviewed: false, audio_location: "storage", audio_deleted: null, user_id: "bench",
-        share_mode: "private", source_kind: "file", meeting_id: null, recording_id: null, room_id: null, webvtt: null, deleted_at: null,
-      }, { source: "bench" });
+      const out = makeEvent(
+        "transcript.created",
+        {
+          id,
+          version: 1,
+          name: "bench",
+          status: "idle",
+          error: null,
+          locked: false,
+          duration: 0,
+          created_at: now,
+          updated_at: now,
+          title: null,
+          short_summary: null,
+          long_summary: null,
+          action_items: null,
+          participants: [],
+          source_language: "en",
+          target_language: "en",
+          reviewed: false,
+          audio_location: "storage",
+          audio_deleted: null,
+          user_id: "bench",
+          share_mode: "private",
+          source_kind: "file",
+          meeting_id: null,
+          recording_id: null,
+          room_id: null,
+          webvtt: null,
+          deleted_at: null,
+        },
+        { source: "bench" },
+      );
       await bus.js.publish(bus.subject(out.subject), JSON.stringify(out.event), { msgID: out.event.id });
       await eventually(async () => (await sql`select 1 from recordings.transcript where id = ${id}`).length > 0);
       return id;
@@ -110,13 +151,17 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
 
     async function upload(id: string, bytes: number): Promise<void> {
       const boundary = "----scribebench";
-      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="chunk"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="chunk"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+      );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-      const body = Readable.from((async function* () {
-        yield head;
-        for await (const c of wavStream(bytes)) yield c as Buffer;
-        yield tail;
-      })());
+      const body = Readable.from(
+        (async function* () {
+          yield head;
+          for await (const c of wavStream(bytes)) yield c as Buffer;
+          yield tail;
+        })(),
+      );
       // node:http client: the body is written with the socket's backpressure. (undici's fetch on
       // Node 20 reads a streamed request body ahead of the socket, so this process's RSS would
       // measure the client instead of the server.)
@@ -155,7 +200,8 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
   } finally {
     await sql.end();
     await running.stop();
-    for (const s of ["ROOMS", "MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+    for (const s of ["ROOMS", "MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"])
+      await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
     await bus.close();
     await db.drop();
     rmSync(root, { recursive: true, force: true });
@@ -172,12 +218,16 @@ async function startS3Server(): Promise<{ env: Record<string, string>; stop(): v
     });
   });
   const bin = fileURLToPath(new URL("../packages/kit/node_modules/.bin/s3rver", import.meta.url));
-  const child = spawn(bin, ["-d", dir, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", "scribe-transcripts"], { stdio: "ignore" });
+  const child = spawn(bin, ["-d", dir, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", "scribe-transcripts"], {
+    stdio: "ignore",
+  });
   await eventually(() => fetch(`http://127.0.0.1:${port}/`).then(() => true), { timeoutMs: 20_000, message: "s3rver started" });
   return {
     env: {
-      TRANSCRIPT_STORAGE_BACKEND: "s3", TRANSCRIPT_STORAGE_AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
-      TRANSCRIPT_STORAGE_AWS_ACCESS_KEY_ID: "S3RVER", TRANSCRIPT_STORAGE_AWS_SECRET_ACCESS_KEY: "S3RVER",
+      TRANSCRIPT_STORAGE_BACKEND: "s3",
+      TRANSCRIPT_STORAGE_AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+      TRANSCRIPT_STORAGE_AWS_ACCESS_KEY_ID: "S3RVER",
+      TRANSCRIPT_STORAGE_AWS_SECRET_ACCESS_KEY: "S3RVER",
       TRANSCRIPT_STORAGE_AWS_FORCE_PATH_STYLE: "true",
     },
     stop() {

@@ -49,7 +49,12 @@ describe("API keys", () => {
       key: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
     });
     const listed = await (await alice("/v1/user/api-keys")).json();
-    expect(listed.find((k: { id: string }) => k.id === created.id)).toEqual({ id: created.id, user_id: "alice", name: "ci", created_at: created.created_at });
+    expect(listed.find((k: { id: string }) => k.id === created.id)).toEqual({
+      id: created.id,
+      user_id: "alice",
+      name: "ci",
+      created_at: created.created_at,
+    });
     expect(JSON.stringify(listed)).not.toContain(created.key);
   });
 

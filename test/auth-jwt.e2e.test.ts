@@ -47,7 +47,10 @@ describe("jwt with a JWKS URL", () => {
 
   it("passes the local id to services: a room created with a provider token belongs to the local user", async () => {
     const token = await idp.token({ sub: "idp-dan", email: "dan@example.com" });
-    const res = await sys.withHeaders({ authorization: `Bearer ${token}` })("/v1/rooms", { method: "POST", body: JSON.stringify({ name: "dans-room" }) });
+    const res = await sys.withHeaders({ authorization: `Bearer ${token}` })("/v1/rooms", {
+      method: "POST",
+      body: JSON.stringify({ name: "dans-room" }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).user_id).toBe((await userRow("idp-dan"))!.id);
   });
@@ -78,14 +81,22 @@ describe("jwt with a JWKS URL", () => {
   describe("refuses tampered and unfit tokens with 401, on every route, creating no user", () => {
     const claims = { sub: "idp-mallory", email: "mallory@example.com" };
     const cases: [string, () => Promise<string>][] = [
-      ["a bad signature (payload changed after signing)", async () => {
-        const [h, , s] = (await idp.token(claims)).split(".");
-        const payload = Buffer.from(JSON.stringify({ ...claims, sub: "idp-admin", iss: idp.issuer, aud: idp.audience, exp: 9_999_999_999 })).toString("base64url");
-        return `${h}.${payload}.${s}`;
-      }],
+      [
+        "a bad signature (payload changed after signing)",
+        async () => {
+          const [h, , s] = (await idp.token(claims)).split(".");
+          const payload = Buffer.from(
+            JSON.stringify({ ...claims, sub: "idp-admin", iss: idp.issuer, aud: idp.audience, exp: 9_999_999_999 }),
+          ).toString("base64url");
+          return `${h}.${payload}.${s}`;
+        },
+      ],
       ["a signature by a key the provider does not publish, under a published key id", () => idp.token(claims, { foreignKey: true })],
       ["alg none", async () => unsignedToken({ ...claims, iss: idp.issuer, aud: idp.audience, exp: 9_999_999_999 })],
-      ["HS256 keyed with the provider's public key", () => forgedWithPublicKey(idp.publicKeyPem(), { ...claims, iss: idp.issuer, aud: idp.audience }, idp.currentKid)],
+      [
+        "HS256 keyed with the provider's public key",
+        () => forgedWithPublicKey(idp.publicKeyPem(), { ...claims, iss: idp.issuer, aud: idp.audience }, idp.currentKid),
+      ],
       ["a wrong issuer", () => idp.token(claims, { issuer: "https://evil.example.com" })],
       ["no issuer", () => idp.token(claims, { issuer: null })],
       ["a wrong audience", () => idp.token(claims, { audience: "another-client" })],
@@ -95,14 +106,17 @@ describe("jwt with a JWKS URL", () => {
       ["an unknown key id", () => idp.token(claims, { kid: "no-such-kid" })],
       ["no email claim", () => idp.token({ sub: "idp-mallory" })],
       ["no sub claim", () => idp.token({ email: "mallory@example.com" })],
-      ["a password-mode token (HS256 with SECRET_KEY)", () =>
-        new SignJWT({ email: "mallory@example.com" })
-          .setProtectedHeader({ alg: "HS256" })
-          .setSubject("idp-mallory")
-          .setIssuer(idp.issuer)
-          .setAudience(idp.audience)
-          .setExpirationTime("1h")
-          .sign(new TextEncoder().encode(TEST_SECRET))],
+      [
+        "a password-mode token (HS256 with SECRET_KEY)",
+        () =>
+          new SignJWT({ email: "mallory@example.com" })
+            .setProtectedHeader({ alg: "HS256" })
+            .setSubject("idp-mallory")
+            .setIssuer(idp.issuer)
+            .setAudience(idp.audience)
+            .setExpirationTime("1h")
+            .sign(new TextEncoder().encode(TEST_SECRET)),
+      ],
     ];
     for (const [what, make] of cases) {
       it(what, async () => {

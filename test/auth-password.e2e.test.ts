@@ -39,7 +39,12 @@ describe("password login behind a trusted proxy", () => {
   it("provisions the configured user at start-up as local:<email>, with the reference-format hash", async () => {
     const rows = await sql`select id, provider_uid, email, email_verified, password_hash from gateway.users`;
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ provider_uid: `local:${ADMIN.email}`, email: ADMIN.email, email_verified: false, password_hash: ADMIN_HASH });
+    expect(rows[0]).toMatchObject({
+      provider_uid: `local:${ADMIN.email}`,
+      email: ADMIN.email,
+      email_verified: false,
+      password_hash: ADMIN_HASH,
+    });
   });
 
   it("answers a 24-hour HS256 bearer token for the right password", async () => {
@@ -102,7 +107,11 @@ describe("password login behind a trusted proxy", () => {
     try {
       const secondUrl = `http://127.0.0.1:${secondGateway.services[0]!.exports.port as number}/v1/auth/login`;
       const onSecond = () =>
-        fetch(secondUrl, { method: "POST", headers: { "content-type": "application/json", ...from("203.0.113.20") }, body: JSON.stringify({ ...ADMIN, password: "guess" }) });
+        fetch(secondUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...from("203.0.113.20") },
+          body: JSON.stringify({ ...ADMIN, password: "guess" }),
+        });
       for (let i = 0; i < 10; i++) {
         const res = i % 2 ? await onSecond() : await login(sys, { ...ADMIN, password: "guess" }, from("203.0.113.20"));
         expect(res.status, `attempt ${i + 1}`).toBe(401);
@@ -166,7 +175,11 @@ describe("password mode without a configured user", () => {
 });
 
 it("refuses to start with a malformed ADMIN_PASSWORD_HASH, without printing it", async () => {
-  const attempt = startSystem({ label: "pwbadhash", auth: "password", env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD_HASH: "s3cret-plaintext" } });
+  const attempt = startSystem({
+    label: "pwbadhash",
+    auth: "password",
+    env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD_HASH: "s3cret-plaintext" },
+  });
   await expect(attempt).rejects.toThrow(/ADMIN_PASSWORD_HASH/);
   await attempt.catch((e: Error) => expect(e.message).not.toContain("s3cret-plaintext"));
 });

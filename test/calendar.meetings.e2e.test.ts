@@ -56,7 +56,11 @@ interface EventBody {
 }
 
 /** A room of alice's (shared unless said) whose feed holds `events`, synced at `now`. */
-async function roomWithEvents(name: string, events: (now: Date) => FeedEventSpec[], opts: { now?: Date; room?: Record<string, unknown> } = {}) {
+async function roomWithEvents(
+  name: string,
+  events: (now: Date) => FeedEventSpec[],
+  opts: { now?: Date; room?: Record<string, unknown> } = {},
+) {
   const now = opts.now ?? wholeSecondNow();
   feeds.set(`/${name}.ics`, icsFeed(events(now).map((e) => ({ location: roomLocation(name), ...e }))));
   const room = await roomWithCalendar(alice, { name, ics_url: feeds.url(`/${name}.ics`), ics_enabled: true, ...opts.room });
@@ -68,7 +72,10 @@ async function roomWithEvents(name: string, events: (now: Date) => FeedEventSpec
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ kind: ErrorKind; detail: unknown }> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   if (!isAppError(e)) throw new Error(`expected a refusal, got ${String(e)}`);
   return { kind: e.kind, detail: e.detail };
 }
@@ -79,10 +86,21 @@ describe("a room's calendar events", () => {
       { email: "ann@example.com", name: "Ann", status: ICalAttendeeStatus.ACCEPTED },
       { email: "ben@example.com", name: "Ben", status: ICalAttendeeStatus.DECLINED },
     ];
-    await roomWithEvents("listed", (now) => [
-      { id: "later", start: minutesFrom(now, 240), end: minutesFrom(now, 270), summary: "Later", description: "Secret agenda", attendees },
-      { id: "earlier", start: minutesFrom(now, -50), end: minutesFrom(now, -20), summary: "Earlier", description: "Notes" },
-    ], { room: { is_shared: true } });
+    await roomWithEvents(
+      "listed",
+      (now) => [
+        {
+          id: "later",
+          start: minutesFrom(now, 240),
+          end: minutesFrom(now, 270),
+          summary: "Later",
+          description: "Secret agenda",
+          attendees,
+        },
+        { id: "earlier", start: minutesFrom(now, -50), end: minutesFrom(now, -20), summary: "Earlier", description: "Notes" },
+      ],
+      { room: { is_shared: true } },
+    );
     const mine = (await (await alice("/v1/rooms/listed/meetings")).json()) as EventBody[];
     expect(mine.map((e) => e.title)).toEqual(["Earlier", "Later"]);
     expect(mine[1]).toMatchObject({
@@ -94,7 +112,10 @@ describe("a room's calendar events", () => {
     });
     for (const who of [bob, anon]) {
       const theirs = (await (await who("/v1/rooms/listed/meetings")).json()) as EventBody[];
-      expect(theirs.map((e) => [e.title, e.description, e.attendees])).toEqual([["Earlier", null, null], ["Later", null, null]]);
+      expect(theirs.map((e) => [e.title, e.description, e.attendees])).toEqual([
+        ["Earlier", null, null],
+        ["Later", null, null],
+      ]);
       const upcoming = (await (await who("/v1/rooms/listed/meetings/upcoming?minutes_ahead=300")).json()) as EventBody[];
       expect(upcoming.map((e) => [e.title, e.description, e.attendees])).toEqual([["Later", null, null]]);
     }
@@ -117,7 +138,9 @@ describe("a room's calendar events", () => {
   });
 
   it("draws the upcoming window exactly: starting at now + window is in, a second later is out; ending now is in", async () => {
-    const { byUid } = await roomWithEvents("edges", (now) => [{ id: "edge", start: minutesFrom(now, 200), end: minutesFrom(now, 230), summary: "Edge" }]);
+    const { byUid } = await roomWithEvents("edges", (now) => [
+      { id: "edge", start: minutesFrom(now, 200), end: minutesFrom(now, 230), summary: "Edge" },
+    ]);
     const start = new Date(byUid.edge!.start_time);
     const end = minutesFrom(start, 30);
     const seen = async (now: Date, minutes = 120) =>
@@ -132,16 +155,25 @@ describe("a room's calendar events", () => {
 describe("joining a calendar event", () => {
   it("is allowed from 5 minutes before the start (4:59 before: yes, 5:01 before: no) and makes the event's meeting", async () => {
     const { room, byUid } = await roomWithEvents("early", (now) => [
-      { id: "kickoff", start: minutesFrom(now, 20), end: minutesFrom(now, 50), summary: "Kickoff", description: "Plans",
-        attendees: [{ email: "ann@example.com", status: ICalAttendeeStatus.TENTATIVE }] },
+      {
+        id: "kickoff",
+        start: minutesFrom(now, 20),
+        end: minutesFrom(now, 50),
+        summary: "Kickoff",
+        description: "Plans",
+        attendees: [{ email: "ann@example.com", status: ICalAttendeeStatus.TENTATIVE }],
+      },
     ]);
     const event = byUid.kickoff!;
     const start = new Date(event.start_time);
     const join = (now: Date, caller: Caller = ALICE) =>
       calendar.commands.joinEvent({ caller, room_name: "early", event_id: event.id, display_name: null }, now);
-    expect(await refusal(join(new Date(start.getTime() - 301_000)))).toEqual({ kind: "bad_request", detail: "Meeting has not started yet" });
+    expect(await refusal(join(new Date(start.getTime() - 301_000)))).toEqual({
+      kind: "bad_request",
+      detail: "Meeting has not started yet",
+    });
     expect(await refusal(join(minutesFrom(start, 30)))).toEqual({ kind: "bad_request", detail: "Meeting has ended" });
-    expect((await (await alice("/v1/rooms/early/meetings/active")).json())).toEqual([]);
+    expect(await (await alice("/v1/rooms/early/meetings/active")).json()).toEqual([]);
 
     const meeting = await join(new Date(start.getTime() - 299_000));
     expect(meeting).toMatchObject({
@@ -178,7 +210,11 @@ describe("joining a calendar event", () => {
     const asBob = await bob(joinPath(byUid.ongoing!.id), { method: "POST" });
     expect(asBob.status).toBe(200);
     const bobs = await asBob.json();
-    expect(bobs).toMatchObject({ calendar_event_id: byUid.ongoing!.id, host_room_url: "", calendar_metadata: { title: "Ongoing", description: null } });
+    expect(bobs).toMatchObject({
+      calendar_event_id: byUid.ongoing!.id,
+      host_room_url: "",
+      calendar_metadata: { title: "Ongoing", description: null },
+    });
     expect(new URL(bobs.room_url).searchParams.get("t")).toBeTruthy();
     const asAnon = await (await anon(joinPath(byUid.ongoing!.id), { method: "POST" })).json();
     expect(asAnon.id).toBe(bobs.id);
@@ -202,7 +238,9 @@ describe("joining a calendar event", () => {
   });
 
   it("makes a new meeting when the event's meeting has ended, never reactivating it", async () => {
-    const { byUid } = await roomWithEvents("rejoin", (now) => [{ id: "long", start: minutesFrom(now, -5), end: minutesFrom(now, 90), summary: "Long" }]);
+    const { byUid } = await roomWithEvents("rejoin", (now) => [
+      { id: "long", start: minutesFrom(now, -5), end: minutesFrom(now, 90), summary: "Long" },
+    ]);
     const path = `/v1/rooms/rejoin/meetings/${byUid.long!.id}/join`;
     const first = await (await alice(path, { method: "POST" })).json();
     expect((await alice(`/v1/meetings/${first.id}/deactivate`, { method: "PATCH" })).status).toBe(200);
@@ -223,7 +261,11 @@ describe("meetings made ahead", () => {
       { id: "started-8", start: minutesFrom(now, -8), end: minutesFrom(now, 22), summary: "Started 8 minutes ago" },
     ]);
     // A room whose sync is off gets none for its stored events.
-    const { byUid: offEvents } = await roomWithEvents("ahead-off", (n) => [{ id: "off-3", start: minutesFrom(n, 3), end: minutesFrom(n, 33), summary: "Off" }], { now });
+    const { byUid: offEvents } = await roomWithEvents(
+      "ahead-off",
+      (n) => [{ id: "off-3", start: minutesFrom(n, 3), end: minutesFrom(n, 33), summary: "Off" }],
+      { now },
+    );
     const off = await (await alice("/v1/rooms/name/ahead-off")).json();
     expect((await alice(`/v1/rooms/${off.id}`, { method: "PATCH", body: JSON.stringify({ ics_enabled: false }) })).status).toBe(200);
     await eventually(async () => (await (await alice("/v1/rooms/ahead-off/ics/status")).json()).status === "disabled");
@@ -233,24 +275,35 @@ describe("meetings made ahead", () => {
     expect(round.created).not.toContain(offEvents["off-3"]!.id);
     expect(await calendar.createUpcomingMeetings({ now })).toEqual({ created: [], failed: [] });
 
-    const active = (await (await alice("/v1/rooms/ahead/meetings/active")).json()) as { id: string; calendar_event_id: string; start_date: string; calendar_metadata: { description: string } }[];
+    const active = (await (await alice("/v1/rooms/ahead/meetings/active")).json()) as {
+      id: string;
+      calendar_event_id: string;
+      start_date: string;
+      calendar_metadata: { description: string };
+    }[];
     const made = active.find((m) => m.calendar_event_id === byUid["in-3"]!.id)!;
     expect(made).toMatchObject({ start_date: minutesFrom(now, 3).toISOString(), calendar_metadata: { description: "D" } });
     const events = await meetingEvents(sys, made.id);
     expect(events.map((e) => e.type)).toEqual(["meeting.created"]);
     expect(events[0]!.data).toMatchObject({ room_id: room.id, calendar_event_id: byUid["in-3"]!.id });
     // Joining the event later finds that meeting.
-    const joined = await calendar.commands.joinEvent({ caller: ALICE, room_name: "ahead", event_id: byUid["in-3"]!.id, display_name: null }, now);
+    const joined = await calendar.commands.joinEvent(
+      { caller: ALICE, room_name: "ahead", event_id: byUid["in-3"]!.id, display_name: null },
+      now,
+    );
     expect(joined.id).toBe(made.id);
   });
 });
 
 describe("deleting a room", () => {
   it("removes the room's calendar events", async () => {
-    const { room } = await roomWithEvents("doomed", (now) => [{ id: "gone", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Gone" }]);
+    const { room } = await roomWithEvents("doomed", (now) => [
+      { id: "gone", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Gone" },
+    ]);
     const db = postgres(sys.db.url, { max: 1, onnotice: () => {} });
     try {
-      const count = async () => (await db<{ n: number }[]>`select count(*)::int as n from calendar.calendar_event where room_id = ${room.id}`)[0]!.n;
+      const count = async () =>
+        (await db<{ n: number }[]>`select count(*)::int as n from calendar.calendar_event where room_id = ${room.id}`)[0]!.n;
       expect(await count()).toBe(1);
       expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(200);
       await eventually(async () => (await count()) === 0, { message: "the room's calendar events were removed" });

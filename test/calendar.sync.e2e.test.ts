@@ -59,11 +59,36 @@ describe("sync runs and their status", () => {
     feeds.set(
       "/team.ics",
       icsFeed([
-        { id: "standup", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Standup", description: "Daily", location: roomLocation("team"),
-          attendees: [{ email: "ann@example.com", name: "Ann", status: ICalAttendeeStatus.ACCEPTED }] },
-        { id: "other-room", start: minutesFrom(now, 120), end: minutesFrom(now, 150), summary: "Team 2 sync", location: roomLocation("team-2") },
-        { id: "trailing-slash", start: minutesFrom(now, 180), end: minutesFrom(now, 210), summary: "Review", location: ` ${roomLocation("TEAM")}/ ` },
-        { id: "url-in-description", start: minutesFrom(now, 240), end: minutesFrom(now, 270), summary: "Elsewhere", description: roomLocation("team") },
+        {
+          id: "standup",
+          start: minutesFrom(now, 60),
+          end: minutesFrom(now, 90),
+          summary: "Standup",
+          description: "Daily",
+          location: roomLocation("team"),
+          attendees: [{ email: "ann@example.com", name: "Ann", status: ICalAttendeeStatus.ACCEPTED }],
+        },
+        {
+          id: "other-room",
+          start: minutesFrom(now, 120),
+          end: minutesFrom(now, 150),
+          summary: "Team 2 sync",
+          location: roomLocation("team-2"),
+        },
+        {
+          id: "trailing-slash",
+          start: minutesFrom(now, 180),
+          end: minutesFrom(now, 210),
+          summary: "Review",
+          location: ` ${roomLocation("TEAM")}/ `,
+        },
+        {
+          id: "url-in-description",
+          start: minutesFrom(now, 240),
+          end: minutesFrom(now, 270),
+          summary: "Elsewhere",
+          description: roomLocation("team"),
+        },
       ]),
     );
     const team = await feedRoom("team", "/team.ics");
@@ -99,8 +124,20 @@ describe("sync runs and their status", () => {
     const now = new Date();
     const v1 = icsFeed([
       { id: "keep", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Planning", location: roomLocation("changing") },
-      { id: "drop", start: minutesFrom(now, 120), end: minutesFrom(now, 150), summary: "Dropped later", location: roomLocation("changing") },
-      { id: "started", start: minutesFrom(now, -10), end: minutesFrom(now, 50), summary: "Already running", location: roomLocation("changing") },
+      {
+        id: "drop",
+        start: minutesFrom(now, 120),
+        end: minutesFrom(now, 150),
+        summary: "Dropped later",
+        location: roomLocation("changing"),
+      },
+      {
+        id: "started",
+        start: minutesFrom(now, -10),
+        end: minutesFrom(now, 50),
+        summary: "Already running",
+        location: roomLocation("changing"),
+      },
     ]);
     feeds.set("/changing.ics", v1);
     const room = await feedRoom("changing", "/changing.ics");
@@ -109,7 +146,13 @@ describe("sync runs and their status", () => {
     feeds.set(
       "/changing.ics",
       icsFeed([
-        { id: "keep", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Planning (renamed)", location: roomLocation("changing") },
+        {
+          id: "keep",
+          start: minutesFrom(now, 60),
+          end: minutesFrom(now, 90),
+          summary: "Planning (renamed)",
+          location: roomLocation("changing"),
+        },
         { id: "new", start: minutesFrom(now, 200), end: minutesFrom(now, 230), summary: "New one", location: roomLocation("changing") },
       ]),
     );
@@ -123,13 +166,19 @@ describe("sync runs and their status", () => {
     expect(await titles("changing")).toEqual(["Already running", "Planning (renamed)", "New one"]);
     // A soft-deleted event that comes back is restored (the reference only restores it if it changed).
     feeds.set("/changing.ics", v1);
-    expect(await calendar.syncRoom(room.id, { now: minutesFrom(now, 2), force: true })).toMatchObject({ events_created: 0, events_updated: 2, events_deleted: 1 });
+    expect(await calendar.syncRoom(room.id, { now: minutesFrom(now, 2), force: true })).toMatchObject({
+      events_created: 0,
+      events_updated: 2,
+      events_deleted: 1,
+    });
     expect(await titles("changing")).toEqual(["Already running", "Planning", "Dropped later"]);
   });
 
   it("ends unchanged when the server answers 304 to the stored ETag, and when the body's hash is the same", async () => {
     const now = new Date();
-    const body = icsFeed([{ id: "same", start: minutesFrom(now, 30), end: minutesFrom(now, 60), summary: "Same", location: roomLocation("steady") }]);
+    const body = icsFeed([
+      { id: "same", start: minutesFrom(now, 30), end: minutesFrom(now, 60), summary: "Same", location: roomLocation("steady") },
+    ]);
     feeds.set("/steady.ics", body);
     const room = await feedRoom("steady", "/steady.ics");
     const first = await calendar.syncRoom(room.id, { now });
@@ -151,8 +200,19 @@ describe("sync runs and their status", () => {
   it("reads an unchanged feed again in full once its stored events no longer reach a day ahead", async () => {
     const now = new Date();
     const first = new Date(Math.ceil(now.getTime() / 3600_000) * 3600_000);
-    feeds.set("/daily.ics", icsFeed([{ id: "daily", start: first, end: minutesFrom(first, 15), summary: "Daily", location: roomLocation("rolling"),
-      repeating: { freq: ICalEventRepeatingFreq.DAILY, count: 30 } }]));
+    feeds.set(
+      "/daily.ics",
+      icsFeed([
+        {
+          id: "daily",
+          start: first,
+          end: minutesFrom(first, 15),
+          summary: "Daily",
+          location: roomLocation("rolling"),
+          repeating: { freq: ICalEventRepeatingFreq.DAILY, count: 30 },
+        },
+      ]),
+    );
     const room = await feedRoom("rolling", "/daily.ics");
     const initial = await calendar.syncRoom(room.id, { now });
     // Seven days ahead by default (ICS_SYNC_HORIZON_HOURS=168): today's instance plus seven more at most.
@@ -165,13 +225,20 @@ describe("sync runs and their status", () => {
 
   it("ends in error with the reason when the feed is unreachable, failing, malformed or too large, and keeps the previous events", async () => {
     const now = new Date();
-    feeds.set("/fragile.ics", icsFeed([{ id: "kept", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Kept", location: roomLocation("fragile") }]));
+    feeds.set(
+      "/fragile.ics",
+      icsFeed([{ id: "kept", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Kept", location: roomLocation("fragile") }]),
+    );
     const room = await feedRoom("fragile", "/fragile.ics");
     expect(await calendar.syncRoom(room.id, { now })).toMatchObject({ status: "success", events_created: 1 });
     const failures: [string, () => void, RegExp][] = [
       ["HTTP error", () => feeds.set("/fragile.ics", { body: "boom", status: 500 }), /^The feed answered HTTP 500$/],
       ["malformed", () => feeds.set("/fragile.ics", "<html><body>Please sign in</body></html>"), /^The feed is not an iCalendar file/],
-      ["oversized", () => feeds.set("/fragile.ics", `BEGIN:VCALENDAR\r\n${"X-PAD:".padEnd(MAX_FEED_BYTES, "x")}\r\nEND:VCALENDAR`), /^Response is larger than 65536 bytes/],
+      [
+        "oversized",
+        () => feeds.set("/fragile.ics", `BEGIN:VCALENDAR\r\n${"X-PAD:".padEnd(MAX_FEED_BYTES, "x")}\r\nEND:VCALENDAR`),
+        /^Response is larger than 65536 bytes/,
+      ],
     ];
     let minute = 1;
     for (const [what, breakFeed, reason] of failures) {
@@ -191,7 +258,12 @@ describe("sync runs and their status", () => {
     expect(unreachable).toMatchObject({ status: "error", error: "Could not reach 127.0.0.1:9: ECONNREFUSED" });
     expect(await titles("fragile")).toEqual(["Kept"]);
     const status = await (await alice("/v1/rooms/fragile/ics/status")).json();
-    expect(status).toMatchObject({ status: "enabled", last_result: "error", last_error: "Could not reach 127.0.0.1:9: ECONNREFUSED", events_count: 1 });
+    expect(status).toMatchObject({
+      status: "enabled",
+      last_result: "error",
+      last_error: "Could not reach 127.0.0.1:9: ECONNREFUSED",
+      events_count: 1,
+    });
     // The last good sync stays the last sync.
     expect(status.last_sync).toBe(now.toISOString());
   });
@@ -205,7 +277,12 @@ describe("sync runs and their status", () => {
 
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    feeds.set("/slow.ics", { body: icsFeed([{ id: "slow", start: minutesFrom(now, 30), end: minutesFrom(now, 60), summary: "Slow", location: roomLocation("slow") }]), gate });
+    feeds.set("/slow.ics", {
+      body: icsFeed([
+        { id: "slow", start: minutesFrom(now, 30), end: minutesFrom(now, 60), summary: "Slow", location: roomLocation("slow") },
+      ]),
+      gate,
+    });
     const slow = await feedRoom("slow", "/slow.ics");
     const running = calendar.syncRoom(slow.id, { now });
     await feeds.received("/slow.ics", 1);
@@ -226,15 +303,32 @@ describe("recurring events", () => {
     feeds.set(
       "/series.ics",
       icsFeed([
-        { id: "series", start: first, end: minutesFrom(first, 30), summary: "Standup", location: roomLocation("series"),
-          repeating: { freq: ICalEventRepeatingFreq.DAILY, count: 4, exclude: [minutesFrom(first, day)] } },
-        { id: "series", recurrenceId: minutesFrom(first, 2 * day), start: minutesFrom(first, 2 * day + 180), end: minutesFrom(first, 2 * day + 210),
-          summary: "Standup (moved)", location: roomLocation("series") },
+        {
+          id: "series",
+          start: first,
+          end: minutesFrom(first, 30),
+          summary: "Standup",
+          location: roomLocation("series"),
+          repeating: { freq: ICalEventRepeatingFreq.DAILY, count: 4, exclude: [minutesFrom(first, day)] },
+        },
+        {
+          id: "series",
+          recurrenceId: minutesFrom(first, 2 * day),
+          start: minutesFrom(first, 2 * day + 180),
+          end: minutesFrom(first, 2 * day + 210),
+          summary: "Standup (moved)",
+          location: roomLocation("series"),
+        },
       ]),
     );
     const room = await feedRoom("series", "/series.ics");
     expect(await calendar.syncRoom(room.id, { now })).toMatchObject({ status: "success", events_found: 3, events_created: 3 });
-    const events = (await (await alice("/v1/rooms/series/meetings")).json()) as { ics_uid: string; title: string; start_time: string; id: string }[];
+    const events = (await (await alice("/v1/rooms/series/meetings")).json()) as {
+      ics_uid: string;
+      title: string;
+      start_time: string;
+      id: string;
+    }[];
     expect(events.map((e) => [e.title, e.start_time])).toEqual([
       ["Standup", first.toISOString()],
       ["Standup (moved)", minutesFrom(first, 2 * day + 180).toISOString()],
@@ -270,16 +364,23 @@ describe("the scheduler", () => {
 describe("over HTTP: force sync, status, sync data on the room", () => {
   it("lets the owner force a sync that answers the counts, whatever the interval", async () => {
     const now = new Date();
-    feeds.set("/forced.ics", icsFeed([
-      { id: "f1", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Mine", location: roomLocation("forced") },
-      { id: "f2", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Not mine", location: roomLocation("elsewhere") },
-    ]));
+    feeds.set(
+      "/forced.ics",
+      icsFeed([
+        { id: "f1", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Mine", location: roomLocation("forced") },
+        { id: "f2", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Not mine", location: roomLocation("elsewhere") },
+      ]),
+    );
     await feedRoom("forced", "/forced.ics");
     const res = await alice("/v1/rooms/forced/ics/sync", { method: "POST" });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "success", events_found: 1, total_events: 2, events_created: 1 });
     // Again at once: the interval has not passed, a forced sync runs anyway (the reference skips it).
-    expect(await (await alice("/v1/rooms/forced/ics/sync", { method: "POST" })).json()).toMatchObject({ status: "unchanged", events_found: 1, total_events: 2 });
+    expect(await (await alice("/v1/rooms/forced/ics/sync", { method: "POST" })).json()).toMatchObject({
+      status: "unchanged",
+      events_found: 1,
+      total_events: 2,
+    });
   });
 
   it("answers the owner only, with the reference's errors", async () => {
@@ -300,9 +401,21 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
     expect(notConfigured.status).toBe(400);
     expect(await notConfigured.json()).toEqual({ detail: "ICS not configured for this room" });
     expect(await (await alice("/v1/rooms/no-feed/ics/status")).json()).toEqual({
-      status: "disabled", last_sync: null, next_sync: null, last_etag: null, events_count: 0, last_attempt: null, last_result: null, last_error: null,
+      status: "disabled",
+      last_sync: null,
+      next_sync: null,
+      last_etag: null,
+      events_count: 0,
+      last_attempt: null,
+      last_result: null,
+      last_error: null,
     });
-    for (const path of ["/v1/rooms/nowhere/ics/sync", "/v1/rooms/nowhere/ics/status", "/v1/rooms/nowhere/meetings", "/v1/rooms/nowhere/meetings/upcoming"]) {
+    for (const path of [
+      "/v1/rooms/nowhere/ics/sync",
+      "/v1/rooms/nowhere/ics/status",
+      "/v1/rooms/nowhere/meetings",
+      "/v1/rooms/nowhere/meetings/upcoming",
+    ]) {
       const res = await alice(path, { method: path.endsWith("/sync") ? "POST" : "GET" });
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ detail: "Room not found" });
@@ -319,14 +432,24 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
 
   it("shows the status: enabled, last sync, next sync, the feed's hash and the event count", async () => {
     const now = new Date();
-    feeds.set("/status.ics", icsFeed([
-      { id: "s1", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "One", location: roomLocation("status") },
-      { id: "s2", start: minutesFrom(now, -30), end: minutesFrom(now, -20), summary: "Earlier today", location: roomLocation("status") },
-    ]));
+    feeds.set(
+      "/status.ics",
+      icsFeed([
+        { id: "s1", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "One", location: roomLocation("status") },
+        { id: "s2", start: minutesFrom(now, -30), end: minutesFrom(now, -20), summary: "Earlier today", location: roomLocation("status") },
+      ]),
+    );
     const room = await feedRoom("status", "/status.ics", { ics_fetch_interval: 600 });
     const result = await calendar.syncRoom(room.id, { now });
     const status = await (await alice("/v1/rooms/status/ics/status")).json();
-    expect(status).toMatchObject({ status: "enabled", last_sync: now.toISOString(), last_etag: result.hash, events_count: 2, last_result: "success", last_error: null });
+    expect(status).toMatchObject({
+      status: "enabled",
+      last_sync: now.toISOString(),
+      last_etag: result.hash,
+      events_count: 2,
+      last_result: "success",
+      last_error: null,
+    });
     // Exactly last_sync + ics_fetch_interval (the scheduler's own next run is jittered).
     expect(status.next_sync).toBe(new Date(now.getTime() + 600_000).toISOString());
   });
@@ -349,18 +472,31 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
     const calendarEvents = (await streamEvents(sys.prefix, "CALENDAR")).filter((e) => e.subject === room.id);
     expect(calendarEvents.map((e) => e.type)).toEqual(["calendar.sync.completed"]);
     // A room setting changed later keeps the sync data.
-    expect(await (await alice(`/v1/rooms/${room.id}`, patch({ zulip_topic: "x" }))).json()).toMatchObject({ ics_last_sync: now.toISOString() });
+    expect(await (await alice(`/v1/rooms/${room.id}`, patch({ zulip_topic: "x" }))).json()).toMatchObject({
+      ics_last_sync: now.toISOString(),
+    });
   });
 
   it("accepts webcal:// feed URLs", async () => {
-    const res = await alice("/v1/rooms", { method: "POST", body: JSON.stringify({ name: "webcal", ics_url: "webcal://calendar.example.com/team.ics", ics_fetch_interval: 900 }) });
-    expect(await res.json()).toMatchObject({ ics_url: "webcal://calendar.example.com/team.ics", ics_fetch_interval: 900, ics_enabled: false });
+    const res = await alice("/v1/rooms", {
+      method: "POST",
+      body: JSON.stringify({ name: "webcal", ics_url: "webcal://calendar.example.com/team.ics", ics_fetch_interval: 900 }),
+    });
+    expect(await res.json()).toMatchObject({
+      ics_url: "webcal://calendar.example.com/team.ics",
+      ics_fetch_interval: 900,
+      ics_enabled: false,
+    });
   });
 });
 
 describe("the SSRF guard", () => {
   it("refuses a feed on a loopback address when ALLOW_PRIVATE_URLS is not set", async () => {
-    const guarded = await startSystem({ label: "calssrf", services: ["rooms", "calendar", "gateway"], env: { ICS_SYNC_TICK_SECONDS: "0", CALENDAR_MEETINGS_TICK_SECONDS: "0" } });
+    const guarded = await startSystem({
+      label: "calssrf",
+      services: ["rooms", "calendar", "gateway"],
+      env: { ICS_SYNC_TICK_SECONDS: "0", CALENDAR_MEETINGS_TICK_SECONDS: "0" },
+    });
     try {
       feeds.set("/private.ics", icsFeed([]));
       await roomWithCalendar(guarded.as("alice"), { name: "private-feed", ics_url: feeds.url("/private.ics"), ics_enabled: true });

@@ -52,7 +52,9 @@ describe("scribe CLI", () => {
     const all = await collect(tailStream(bus, { stream: "rooms" }));
     expect(all.map((e) => e.type)).toEqual(["room.created", "room.created", "room.created"]);
     const one = all[1]!;
-    const bySubject = await collect(tailStream(bus, { stream: "ROOMS", subject: `rooms.room_created.${(one.data as { subject: string }).subject}` }));
+    const bySubject = await collect(
+      tailStream(bus, { stream: "ROOMS", subject: `rooms.room_created.${(one.data as { subject: string }).subject}` }),
+    );
     expect(bySubject.map((e) => e.seq)).toEqual([one.seq]);
     const fromSeq = await collect(tailStream(bus, { stream: "ROOMS", fromSeq: one.seq }));
     expect(fromSeq.map((e) => e.seq)).toEqual([one.seq, all[2]!.seq]);
@@ -74,7 +76,13 @@ describe("scribe CLI", () => {
     let fixed = false;
     const makeRunner = () =>
       new ConsumerRunner({
-        bus, sql, log: createLogger("test", "silent"), name: "clitest.rooms", stream: "ROOMS", maxDeliver: 2, backoffMs: () => 10,
+        bus,
+        sql,
+        log: createLogger("test", "silent"),
+        name: "clitest.rooms",
+        stream: "ROOMS",
+        maxDeliver: 2,
+        backoffMs: () => 10,
         handlers: {
           "room.created": async (tx, ev) => {
             if (ev.data.name === "cli-b" && !fixed) throw new Error("cannot handle cli-b yet");
@@ -86,7 +94,12 @@ describe("scribe CLI", () => {
     await runner.start();
     await eventually(async () => (await listDeadLetters(bus, { consumer: "clitest.rooms" })).length === 1);
     const [letter] = await listDeadLetters(bus, { consumer: "clitest.rooms" });
-    expect(letter).toMatchObject({ consumer: "clitest.rooms", reason: "cannot handle cli-b yet", deliveries: 2, eventType: "room.created" });
+    expect(letter).toMatchObject({
+      consumer: "clitest.rooms",
+      reason: "cannot handle cli-b yet",
+      deliveries: 2,
+      eventType: "room.created",
+    });
     expect(await scribe("dlq", "list")).toContain("cannot handle cli-b yet");
 
     fixed = true;
@@ -123,11 +136,16 @@ describe("scribe CLI", () => {
       child.stdout.on("data", (d: Buffer) => (out += d.toString()));
       child.stderr.on("data", (d: Buffer) => (out += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      const api = await eventually(() => /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], { timeoutMs: 60_000, message: `the gateway of scribe up; got:\n${out}` });
+      const api = await eventually(() => /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], {
+        timeoutMs: 60_000,
+        message: `the gateway of scribe up; got:\n${out}`,
+      });
       expect(out).toMatch(/"service":"rooms".*"msg":"service started"/);
       const res = await fetch(`${api}/v1/rooms`, { headers: { authorization: `Bearer ${await sys.token("alice")}` } });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { items: { name: string }[] }).items.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(["cli-a", "cli-b", "cli-c"]));
+      expect(((await res.json()) as { items: { name: string }[] }).items.map((r: { name: string }) => r.name)).toEqual(
+        expect.arrayContaining(["cli-a", "cli-b", "cli-c"]),
+      );
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
     } finally {
@@ -138,7 +156,10 @@ describe("scribe CLI", () => {
   it("hash-password: prints a hash of the password on stdin that the gateway accepts, and refuses an empty one", async () => {
     const hashOf = (input: string) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "hash-password"], { cwd: ROOT, env: process.env });
+        const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "hash-password"], {
+          cwd: ROOT,
+          env: process.env,
+        });
         let out = "";
         let err = "";
         child.stdout.on("data", (d) => (out += d));

@@ -32,7 +32,11 @@ interface Operation {
 
 async function operations(sys: TestSystem): Promise<Operation[]> {
   const doc = (await (await sys.as(null)("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
-  const ops: Operation[] = [{ method: "GET", path: "/openapi.json" }, { method: "GET", path: "/no/such/route" }, { method: "GET", path: "/v1/no/such/route" }];
+  const ops: Operation[] = [
+    { method: "GET", path: "/openapi.json" },
+    { method: "GET", path: "/no/such/route" },
+    { method: "GET", path: "/v1/no/such/route" },
+  ];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const method of Object.keys(methods)) {
       ops.push({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000") });
@@ -64,11 +68,14 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
       expect(failures.sort()).toEqual([]);
     });
 
-    it(mode === "none" ? "are ignored: everyone is anonymous" : "that look like a token are a 401 on /v1 routes that read credentials", async () => {
-      const res = await sys.withHeaders({ authorization: "Bearer hello-world" })("/v1/rooms/name/whatever");
-      if (mode === "none") expect(res.status).toBe(404);
-      else expect({ status: res.status, body: await res.json() }).toEqual({ status: 401, body: { detail: "Invalid authentication" } });
-    });
+    it(
+      mode === "none" ? "are ignored: everyone is anonymous" : "that look like a token are a 401 on /v1 routes that read credentials",
+      async () => {
+        const res = await sys.withHeaders({ authorization: "Bearer hello-world" })("/v1/rooms/name/whatever");
+        if (mode === "none") expect(res.status).toBe(404);
+        else expect({ status: res.status, body: await res.json() }).toEqual({ status: 401, body: { detail: "Invalid authentication" } });
+      },
+    );
 
     it("answer 431 (not 500) when the headers are larger than the server accepts", async () => {
       const status = await new Promise<number>((resolve, reject) => {

@@ -44,7 +44,9 @@ describe("DATABASE_URL with a password, as a role of its own", () => {
     inDatabase.pathname = `/${database}`;
     const db = postgres(inDatabase.toString(), { max: 1, onnotice: () => {} });
     try {
-      const owned = await db<{ nspname: string }[]>`select n.nspname from pg_namespace n join pg_roles r on r.oid = n.nspowner where r.rolname = ${role}`;
+      const owned = await db<
+        { nspname: string }[]
+      >`select n.nspname from pg_namespace n join pg_roles r on r.oid = n.nspowner where r.rolname = ${role}`;
       expect(owned.map((s) => s.nspname)).toEqual(expect.arrayContaining(["gateway", "rooms", "transcription", "projection", "search"]));
     } finally {
       await db.end();

@@ -18,7 +18,11 @@ let tw: TranscriptWriter;
 let db: postgres.Sql;
 
 beforeAll(async () => {
-  sys = await startSystem({ label: "deletion", services: ["projection", "search", "transcription", "gateway"], env: { CONSUMER_MAX_DELIVER: "2" } });
+  sys = await startSystem({
+    label: "deletion",
+    services: ["projection", "search", "transcription", "gateway"],
+    env: { CONSUMER_MAX_DELIVER: "2" },
+  });
   alice = sys.as("alice");
   bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "test-deletion" });
   tw = await TranscriptWriter.connect(sys.prefix);
@@ -63,9 +67,17 @@ describe("destroying a transcript", () => {
   it("leaves no trace of what it held in any table, stream, dead letter, tail or rebuilt read model", async () => {
     const created = await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: `Standup ${UNIQUE}` }) });
     const { id } = (await created.json()) as { id: string };
-    await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ title: `About ${UNIQUE}`, long_summary: `We said ${UNIQUE}.` }) });
+    await alice(`/v1/transcripts/${id}`, {
+      method: "PATCH",
+      body: JSON.stringify({ title: `About ${UNIQUE}`, long_summary: `We said ${UNIQUE}.` }),
+    });
     // Words on the stream as the pipeline writes them, and an event no consumer can apply (dead-lettered).
-    await tw.publish("transcript.topic.upserted", { transcript_id: id, version: 100, position: 0, topic: topicRecord([word(UNIQUE, 0, 1)]) });
+    await tw.publish("transcript.topic.upserted", {
+      transcript_id: id,
+      version: 100,
+      position: 0,
+      topic: topicRecord([word(UNIQUE, 0, 1)]),
+    });
     const poison = { specversion: "1.0", id: crypto.randomUUID(), type: "transcript.updated", source: "test", data: { id, said: UNIQUE } };
     await bus.js.publish(bus.subject(eventSubject({ stream: "TRANSCRIPTS", type: "transcript.updated" }, id)), JSON.stringify(poison));
     await eventually(async () => (await listDeadLetters(bus)).some((l) => l.eventId === poison.id));

@@ -8,9 +8,13 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EVENTS_DOC = join(ROOT, "docs/EVENTS.md");
-const DOCS = ["README.md", "SECURITY.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)].filter((f) =>
-  existsSync(join(ROOT, f)),
-);
+const DOCS = [
+  "README.md",
+  "SECURITY.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+].filter((f) => existsSync(join(ROOT, f)));
 
 /** Relative link targets of a Markdown text, outside code blocks and code spans. */
 function relativeLinks(markdown: string): string[] {
@@ -29,7 +33,10 @@ describe("docs", () => {
   });
 
   it("finds relative links, and ignores URLs, anchors and code", () => {
-    expect(relativeLinks("[a](docs/A.md) [b](https://x.y/z) [c](#top) `[d](nope.md)` [e](../up.md#part)")).toEqual(["docs/A.md", "../up.md#part"]);
+    expect(relativeLinks("[a](docs/A.md) [b](https://x.y/z) [c](#top) `[d](nope.md)` [e](../up.md#part)")).toEqual([
+      "docs/A.md",
+      "../up.md#part",
+    ]);
   });
 
   it.each(DOCS)("every relative link in %s resolves inside the repository", (doc) => {

@@ -23,18 +23,81 @@ afterAll(async () => sys?.stop());
 
 /** Path and query values as they go on the wire (already percent-encoded where it matters). */
 const WIRE_VALUES = [
-  "%00", "a%00b", "%01", "%0A", "%0D%0A", "%1F", "%7F", "%FF", "%C3%28", "%E2%80%AE", "%F0%9F%98%80", "%ED%A0%80",
-  "x".repeat(2000), "-1", "0", "1e309", "NaN", "00000000-0000-0000-0000-000000000000", "not-a-uuid", "%27%20or%201%3D1--",
-  "%25", "%2F", "..", "%2E%2E", "true", "null", "%20", "2026-13-45T99:99:99Z", "9".repeat(40), "%5B%5D",
+  "%00",
+  "a%00b",
+  "%01",
+  "%0A",
+  "%0D%0A",
+  "%1F",
+  "%7F",
+  "%FF",
+  "%C3%28",
+  "%E2%80%AE",
+  "%F0%9F%98%80",
+  "%ED%A0%80",
+  "x".repeat(2000),
+  "-1",
+  "0",
+  "1e309",
+  "NaN",
+  "00000000-0000-0000-0000-000000000000",
+  "not-a-uuid",
+  "%27%20or%201%3D1--",
+  "%25",
+  "%2F",
+  "..",
+  "%2E%2E",
+  "true",
+  "null",
+  "%20",
+  "2026-13-45T99:99:99Z",
+  "9".repeat(40),
+  "%5B%5D",
 ];
 /** JSON values of every kind, most of them wrong for the field they land in. */
 const BODY_VALUES: unknown[] = [
-  "\u0000", "a\u0000b", "\u0001", "\ud800", "\u202e", "x".repeat(20_000), "", " ", "not-a-uuid", "2026-13-45T99:99:99Z",
-  "00000000-0000-0000-0000-000000000000", -1, 0, 1.5, 1e308, -1e308, 2 ** 63, Number.MAX_SAFE_INTEGER, true, false, null,
-  [], [null], ["\u0000"], {}, { "\u0000": 1 }, "http://127.0.0.1:1/\u0000", "a@b", "@", "😀".repeat(100),
+  "\u0000",
+  "a\u0000b",
+  "\u0001",
+  "\ud800",
+  "\u202e",
+  "x".repeat(20_000),
+  "",
+  " ",
+  "not-a-uuid",
+  "2026-13-45T99:99:99Z",
+  "00000000-0000-0000-0000-000000000000",
+  -1,
+  0,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 63,
+  Number.MAX_SAFE_INTEGER,
+  true,
+  false,
+  null,
+  [],
+  [null],
+  ["\u0000"],
+  {},
+  { "\u0000": 1 },
+  "http://127.0.0.1:1/\u0000",
+  "a@b",
+  "@",
+  "😀".repeat(100),
 ];
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; allOf?: Schema[]; oneOf?: Schema[]; enum?: unknown[] };
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  enum?: unknown[];
+};
 interface Operation {
   method: string;
   path: string;
@@ -43,7 +106,12 @@ interface Operation {
   body: Schema | null;
 }
 
-function operationsOf(doc: { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>> }): Operation[] {
+function operationsOf(doc: {
+  paths: Record<
+    string,
+    Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+  >;
+}): Operation[] {
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -143,7 +211,9 @@ describe("malformed input", () => {
         const res = await (r.anonymous ? anon : alice)(r.url, { method: r.method, ...(r.body !== undefined ? { body: r.body } : {}) });
         const text = await res.text();
         if (res.status >= 500) {
-          failures.push(`${res.status} ${r.method} ${r.url}${r.body !== undefined ? ` body=${r.body.slice(0, 300)}` : ""} → ${text.slice(0, 200)}`);
+          failures.push(
+            `${res.status} ${r.method} ${r.url}${r.body !== undefined ? ` body=${r.body.slice(0, 300)}` : ""} → ${text.slice(0, 200)}`,
+          );
         }
       }
     };

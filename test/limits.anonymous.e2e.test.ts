@@ -71,11 +71,15 @@ describe("anonymous upload quotas (PUBLIC_MODE)", () => {
     expect((await sendChunk(null, "198.51.100.3", id, 1, 3, 200 * KB)).status).toBe(200);
     const refused = await sendChunk(null, "198.51.100.3", id, 2, 3, KB);
     expect(refused.status).toBe(429);
-    expect(await db`select chunk_number from recordings.upload_chunk where transcript_id = ${id} order by 1`).toEqual([{ chunk_number: 0 }, { chunk_number: 1 }]);
+    expect(await db`select chunk_number from recordings.upload_chunk where transcript_id = ${id} order by 1`).toEqual([
+      { chunk_number: 0 },
+      { chunk_number: 1 },
+    ]);
   });
 
   it("does not limit signed-in users", async () => {
-    for (let i = 0; i < 3; i++) expect((await sendChunk("alice", "198.51.100.4", await transcript("alice"), 0, 2, 200 * KB)).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await sendChunk("alice", "198.51.100.4", await transcript("alice"), 0, 2, 200 * KB)).status).toBe(200);
   });
 });
 
@@ -83,7 +87,9 @@ describe("abandoned uploads", () => {
   it("removes the chunks of an upload that got nothing for a day, objects and rows", async () => {
     const id = await transcript("alice");
     expect((await sendChunk("alice", "198.51.100.5", id, 0, 2, KB)).status).toBe(200);
-    const [chunk] = await db<{ bucket: string; key: string }[]>`select bucket, key from recordings.upload_chunk where transcript_id = ${id}`;
+    const [chunk] = await db<
+      { bucket: string; key: string }[]
+    >`select bucket, key from recordings.upload_chunk where transcript_id = ${id}`;
     const bucket = openStorage(storage, chunk!.bucket);
     expect(await bucket.head(chunk!.key)).not.toBeNull();
     const recordings = sys.process.services.find((s) => s.name === "recordings")!.exports as {

@@ -46,7 +46,11 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
       const invalid = { kind: "unauthorized", detail: "Invalid or expired token" };
       expect(await refusal(auth.verifyLinkToken(token, "t-8"))).toEqual(invalid);
       expect(await refusal(auth.verifyLinkToken(token, null))).toEqual(invalid);
-      const expired = await mintMediaToken(TEST_SECRET, { userId: "owner-7", transcriptId: "t-7" }, { now: new Date(Date.now() - 16 * 60_000) });
+      const expired = await mintMediaToken(
+        TEST_SECRET,
+        { userId: "owner-7", transcriptId: "t-7" },
+        { now: new Date(Date.now() - 16 * 60_000) },
+      );
       expect(await refusal(auth.verifyLinkToken(expired, "t-7"))).toEqual(invalid);
       expect(await refusal(auth.verifyLinkToken("garbage", "t-7"))).toEqual(invalid);
       const foreign = await mintMediaToken("another-secret-0123456789", { userId: "owner-7", transcriptId: "t-7" });

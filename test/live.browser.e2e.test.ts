@@ -103,23 +103,26 @@ describe("a live recording from headless Chromium", () => {
   let socket: OpenSocket;
   let whileRecording: WsMessage[];
 
-  beforeAll(async () => {
-    id = (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Browser recording" }) }))).id;
-    socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, ["bearer", token]);
-    const page = await browser.newPage();
-    await page.goto(pageUrl);
-    const state = await page.evaluate(([endpoint, bearer]) => (globalThis as unknown as { record(e: string, t: string): Promise<string> }).record(endpoint!, bearer!), [
-      `${sys.baseUrl}/v1/transcripts/${id}/record/webrtc`,
-      token,
-    ]);
-    expect(["connecting", "connected"]).toContain(state);
-    // The fake microphone loops the file: record until several sentences were announced.
-    await eventually(() => lines(socket.messages).length >= 4, { timeoutMs: RUN_MS, message: "four TRANSCRIPT lines while recording" });
-    whileRecording = [...socket.messages];
-    await page.evaluate(() => (globalThis as unknown as { stopRecording(): void }).stopRecording());
-    await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended" });
-    await page.close();
-  }, 2 * RUN_MS + 30_000);
+  beforeAll(
+    async () => {
+      id = (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Browser recording" }) }))).id;
+      socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, ["bearer", token]);
+      const page = await browser.newPage();
+      await page.goto(pageUrl);
+      const state = await page.evaluate(
+        ([endpoint, bearer]) => (globalThis as unknown as { record(e: string, t: string): Promise<string> }).record(endpoint!, bearer!),
+        [`${sys.baseUrl}/v1/transcripts/${id}/record/webrtc`, token],
+      );
+      expect(["connecting", "connected"]).toContain(state);
+      // The fake microphone loops the file: record until several sentences were announced.
+      await eventually(() => lines(socket.messages).length >= 4, { timeoutMs: RUN_MS, message: "four TRANSCRIPT lines while recording" });
+      whileRecording = [...socket.messages];
+      await page.evaluate(() => (globalThis as unknown as { stopRecording(): void }).stopRecording());
+      await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended" });
+      await page.close();
+    },
+    2 * RUN_MS + 30_000,
+  );
   afterAll(() => socket?.close());
 
   it("shows the words on the transcript socket while the browser records", () => {

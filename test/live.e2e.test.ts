@@ -57,7 +57,11 @@ async function ok(res: JsonResponse) {
   return res.json();
 }
 const status = (value: string) => (m: WsMessage) => m.event === "STATUS" && m.data.value === value;
-const textOf = (ms: WsMessage[]) => ms.filter((m) => m.event === "TRANSCRIPT").map((m) => m.data.text as string).join(" ");
+const textOf = (ms: WsMessage[]) =>
+  ms
+    .filter((m) => m.event === "TRANSCRIPT")
+    .map((m) => m.data.text as string)
+    .join(" ");
 
 async function newTranscript(name: string): Promise<string> {
   return (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name }) }))).id as string;
@@ -117,28 +121,32 @@ describe("a live recording from a WebRTC peer", () => {
 });
 
 describe("a live session whose service dies mid-stream", () => {
-  it("is recovered from the stored audio and finished, not left recording", async () => {
-    const id = await newTranscript("Live crash");
-    const socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
-    const peer = await connectLivePeer(alice, id);
-    // About 12 s: the first segments are stored, then the process "dies" without flushing.
-    await peer.play(packets.slice(0, 600));
-    await eventually(() => socket.messages.filter((m) => m.event === "DURATION").length >= 2, { message: "two segments stored" });
-    live.abandonAll();
-    await peer.close();
-    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("recording");
+  it(
+    "is recovered from the stored audio and finished, not left recording",
+    async () => {
+      const id = await newTranscript("Live crash");
+      const socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
+      const peer = await connectLivePeer(alice, id);
+      // About 12 s: the first segments are stored, then the process "dies" without flushing.
+      await peer.play(packets.slice(0, 600));
+      await eventually(() => socket.messages.filter((m) => m.event === "DURATION").length >= 2, { message: "two segments stored" });
+      live.abandonAll();
+      await peer.close();
+      expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("recording");
 
-    // Another process (here: the same one, with the clock past the lease) finds it abandoned.
-    expect((await live.recoverAbandoned({ now: new Date() })).recovered).toEqual([]);
-    const later = new Date(Date.now() + (LEASE_SECONDS + 5) * 1000);
-    expect((await live.recoverAbandoned({ now: later })).recovered).toHaveLength(1);
-    await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended after recovery" });
-    const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
-    expect(t.status).toBe("ended");
-    expect(t.duration).toBeGreaterThanOrEqual(5_000);
-    expect(normalisedWords(t.transcript as string)).toEqual(expect.arrayContaining(["morning"]));
-    socket.close();
-  }, RUN_MS + 60_000);
+      // Another process (here: the same one, with the clock past the lease) finds it abandoned.
+      expect((await live.recoverAbandoned({ now: new Date() })).recovered).toEqual([]);
+      const later = new Date(Date.now() + (LEASE_SECONDS + 5) * 1000);
+      expect((await live.recoverAbandoned({ now: later })).recovered).toHaveLength(1);
+      await eventually(() => socket.messages.some(status("ended")), { timeoutMs: RUN_MS, message: "STATUS ended after recovery" });
+      const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+      expect(t.status).toBe("ended");
+      expect(t.duration).toBeGreaterThanOrEqual(5_000);
+      expect(normalisedWords(t.transcript as string)).toEqual(expect.arrayContaining(["morning"]));
+      socket.close();
+    },
+    RUN_MS + 60_000,
+  );
 });
 
 describe("several sessions at once, and one that goes quiet", () => {
@@ -149,7 +157,10 @@ describe("several sessions at once, and one that goes quiet", () => {
     // A: the first sentences; B: the last ones. Neither sends STOP: they just go quiet.
     await Promise.all([peers[0]!.play(packets.slice(0, 350)), peers[1]!.play(packets.slice(-450))]);
     for (const socket of sockets) {
-      await eventually(() => socket.messages.some(status("processing")), { timeoutMs: 120_000, message: "processing after the idle timeout" });
+      await eventually(() => socket.messages.some(status("processing")), {
+        timeoutMs: 120_000,
+        message: "processing after the idle timeout",
+      });
     }
     const [a, b] = sockets.map((socket) => normalisedWords(textOf(socket.messages)));
     expect(a, a!.join(" ")).toEqual(expect.arrayContaining(["morning"]));
@@ -166,7 +177,10 @@ describe("refusals", () => {
     const id = await newTranscript("Live silence");
     const peer = await connectLivePeer(alice, id);
     peer.stop();
-    await eventually(async () => (await ok(await alice(`/v1/transcripts/${id}`))).status === "error", { timeoutMs: 60_000, message: "status error" });
+    await eventually(async () => (await ok(await alice(`/v1/transcripts/${id}`))).status === "error", {
+      timeoutMs: 60_000,
+      message: "status error",
+    });
     await peer.close();
   }, 90_000);
 
@@ -183,7 +197,12 @@ describe("refusals", () => {
 
   it("an answer instead of an offer, or SDP that is not SDP: 422 naming the field", async () => {
     const id = await newTranscript("Live bad offer");
-    const post = (body: unknown) => alice(`/v1/transcripts/${id}/record/webrtc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      alice(`/v1/transcripts/${id}/record/webrtc`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const wrongType = await post({ sdp: "v=0", type: "answer" });
     expect(wrongType.status).toBe(422);
     expect(JSON.stringify(await wrongType.json())).toContain('"type"');
@@ -197,5 +216,9 @@ describe("refusals", () => {
 });
 
 function normalisedWords(text: string): string[] {
-  return text.toLowerCase().replace(/[^a-z' ]/g, " ").split(/\s+/).filter(Boolean);
+  return text
+    .toLowerCase()
+    .replace(/[^a-z' ]/g, " ")
+    .split(/\s+/)
+    .filter(Boolean);
 }

@@ -71,10 +71,13 @@ describe("creating and listing meetings", () => {
     const room = await roomWithMeetings(alice, { name: "changing" });
     const before = await createMeeting(alice, "changing");
     expect((await alice(`/v1/rooms/${room.id}`, patch({ room_mode: "group" }))).status).toBe(200);
-    const after = await eventually(async () => {
-      const m = await createMeeting(alice, "changing");
-      return m.id !== before.id ? m : null;
-    }, { message: "room update reached the meetings service" });
+    const after = await eventually(
+      async () => {
+        const m = await createMeeting(alice, "changing");
+        return m.id !== before.id ? m : null;
+      },
+      { message: "room update reached the meetings service" },
+    );
     expect(after.room_mode).toBe("group");
     const ids = (await (await alice("/v1/rooms/changing/meetings/active")).json()).map((m: { id: string }) => m.id);
     expect(ids).toEqual(expect.arrayContaining([before.id, after.id]));
@@ -118,7 +121,11 @@ describe("host URLs and joining", () => {
     const forBob = await createMeeting(bob, "hosted");
     expect(forBob.id).toBe(owner.id);
     expect(forBob.host_room_url).toBe("");
-    for (const [who, expected] of [[alice, owner.host_room_url], [bob, ""], [anon, ""]] as const) {
+    for (const [who, expected] of [
+      [alice, owner.host_room_url],
+      [bob, ""],
+      [anon, ""],
+    ] as const) {
       expect((await (await who(`/v1/rooms/hosted/meetings/${owner.id}`)).json()).host_room_url).toBe(expected);
       expect((await (await who("/v1/rooms/hosted/meetings/active")).json())[0].host_room_url).toBe(expected);
       const joined = await (await who(`/v1/rooms/hosted/meetings/${owner.id}/join`, { method: "POST" })).json();
@@ -157,7 +164,15 @@ describe("host URLs and joining", () => {
     const ended = await rpcCall(bus, meetingsOps.createCalendarMeeting, {
       caller: INTERNAL,
       room_id: room.id,
-      calendar_event: { id: randomUUID(), ics_uid: "old", title: "Yesterday", description: null, attendees: [], start: start.toISOString(), end: new Date(start.getTime() + 3600_000).toISOString() },
+      calendar_event: {
+        id: randomUUID(),
+        ics_uid: "old",
+        title: "Yesterday",
+        description: null,
+        attendees: [],
+        start: start.toISOString(),
+        end: new Date(start.getTime() + 3600_000).toISOString(),
+      },
     });
     const res = await bob(`/v1/rooms/closed/meetings/${ended.id}/join`, { method: "POST" });
     expect(res.status).toBe(400);
@@ -266,7 +281,10 @@ describe("e-mail recipients", () => {
       const evs = (await meetingEventsOf(m.id)).filter((e) => e.type === "meeting.email_recipient.added");
       return evs.length === 2 ? evs : null;
     });
-    expect(added[1]!.data).toMatchObject({ recipient: { email: "bob@example.com", include_link: true }, meeting: { id: m.id, email_recipients: second.email_recipients } });
+    expect(added[1]!.data).toMatchObject({
+      recipient: { email: "bob@example.com", include_link: true },
+      meeting: { id: m.id, email_recipients: second.email_recipients },
+    });
   });
 });
 
@@ -329,7 +347,10 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
       ics_uid: "uid-1@example.com",
       title: "Planning",
       description: "Agenda: budgets",
-      attendees: [{ email: "carol@example.com", name: "Carol", status: "ACCEPTED", role: "REQ-PARTICIPANT" }, { email: "dan@example.com", status: "DECLINED" }],
+      attendees: [
+        { email: "carol@example.com", name: "Carol", status: "ACCEPTED", role: "REQ-PARTICIPANT" },
+        { email: "dan@example.com", status: "DECLINED" },
+      ],
       location: "https://scribe.example.com/calendared",
       start: start.toISOString(),
       end: new Date(start.getTime() + 30 * 60_000).toISOString(),
@@ -339,7 +360,13 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
       calendar_event_id: event.id,
       start_date: start.toISOString(),
       end_date: new Date(start.getTime() + 8 * 3600_000).toISOString(),
-      calendar_metadata: { title: "Planning", description: "Agenda: budgets", attendees: event.attendees, start_time: event.start, end_time: event.end },
+      calendar_metadata: {
+        title: "Planning",
+        description: "Agenda: budgets",
+        attendees: event.attendees,
+        start_time: event.start,
+        end_time: event.end,
+      },
     });
     expect(made.host_room_url).not.toBe("");
     const again = await rpcCall(bus, meetingsOps.createCalendarMeeting, { caller: INTERNAL, room_id: room.id, calendar_event: event });
@@ -365,7 +392,12 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
     await alice(`/v1/meetings/${made.id}/deactivate`, { method: "PATCH" });
     const stillOld = await rpcCall(bus, meetingsOps.createCalendarMeeting, { caller: INTERNAL, room_id: room.id, calendar_event: event });
     expect(stillOld).toMatchObject({ id: made.id, is_active: false });
-    const replaced = await rpcCall(bus, meetingsOps.createCalendarMeeting, { caller: INTERNAL, room_id: room.id, calendar_event: event, replace_inactive: true });
+    const replaced = await rpcCall(bus, meetingsOps.createCalendarMeeting, {
+      caller: INTERNAL,
+      room_id: room.id,
+      calendar_event: event,
+      replace_inactive: true,
+    });
     expect(replaced.id).not.toBe(made.id);
     expect(replaced).toMatchObject({ is_active: true, calendar_event_id: event.id });
 
@@ -399,7 +431,14 @@ describe("room deletion", () => {
 describe("OpenAPI", () => {
   it("documents the meeting operations and components with the contract's names", async () => {
     const doc = await (await anon("/openapi.json")).json();
-    for (const name of ["Meeting", "CreateRoomMeeting", "MeetingConsentRequest", "StartRecordingRequest", "AddEmailRecipientRequest", "WherebyWebhookEvent"]) {
+    for (const name of [
+      "Meeting",
+      "CreateRoomMeeting",
+      "MeetingConsentRequest",
+      "StartRecordingRequest",
+      "AddEmailRecipientRequest",
+      "WherebyWebhookEvent",
+    ]) {
       expect(doc.components.schemas).toHaveProperty(name);
     }
     expect(doc.paths["/v1/rooms/{room_name}/meeting"].post.operationId).toBe("v1_rooms_create_meeting");

@@ -3,7 +3,14 @@
 // and deactivates the meeting, and the recording becomes a recording.available event with the
 // participants' tracks, their offsets and names.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDED_MEETING_EVENTS, meetingEventsUntil, post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import {
+  RECORDED_MEETING_EVENTS,
+  meetingEventsUntil,
+  post,
+  roomWithMeetings,
+  startPlatformSystem,
+  type PlatformSystem,
+} from "./support/platforms";
 import type { Client } from "./support/system";
 
 let sys: PlatformSystem;
@@ -77,7 +84,10 @@ describe("a Daily meeting end to end", () => {
       // Bob joined as a guest: Daily's user id for him is his session id, which is not a Scribe user.
       expect.objectContaining({ name: "Bob", user_id: null, session_id: b.participant.id }),
     ]);
-    expect(events.find((e) => e.type === "meeting.deactivated")!.data).toMatchObject({ is_active: false, deactivation_reason: "session_ended" });
+    expect(events.find((e) => e.type === "meeting.deactivated")!.data).toMatchObject({
+      is_active: false,
+      deactivation_reason: "session_ended",
+    });
 
     const available = events.find((e) => e.type === "recording.available")!.data;
     expect(available).toMatchObject({
@@ -93,9 +103,25 @@ describe("a Daily meeting end to end", () => {
     });
     const tracks = available.tracks as Record<string, unknown>[];
     expect(tracks).toEqual([
-      { key: rec.tracks[0]!.key, kind: "audio", start_offset_seconds: 0, participant_id: a.participant.id, participant_name: "Alice", user_id: "alice", size: rec.tracks[0]!.size },
+      {
+        key: rec.tracks[0]!.key,
+        kind: "audio",
+        start_offset_seconds: 0,
+        participant_id: a.participant.id,
+        participant_name: "Alice",
+        user_id: "alice",
+        size: rec.tracks[0]!.size,
+      },
       expect.objectContaining({ kind: "video", participant_id: a.participant.id }),
-      { key: rec.tracks[2]!.key, kind: "audio", start_offset_seconds: 1.5, participant_id: b.participant.id, participant_name: "Bob", user_id: null, size: rec.tracks[2]!.size },
+      {
+        key: rec.tracks[2]!.key,
+        kind: "audio",
+        start_offset_seconds: 1.5,
+        participant_id: b.participant.id,
+        participant_name: "Bob",
+        user_id: null,
+        size: rec.tracks[2]!.size,
+      },
       expect.objectContaining({ kind: "video", participant_id: b.participant.id }),
     ]);
     expect(available.participants).toEqual([
@@ -107,10 +133,15 @@ describe("a Daily meeting end to end", () => {
   it("names every recorded participant, also when the recording is all the simulator is asked for", async () => {
     await roomWithMeetings(alice, { name: "speech-only" });
     const meeting = await (await alice("/v1/rooms/speech-only/meeting", post({}))).json();
-    const rec = await sys.daily.finishRecording({ roomName: meeting.room_name, tracks: [{ participantName: "Grace", startOffsetSeconds: 0.25 }] });
+    const rec = await sys.daily.finishRecording({
+      roomName: meeting.room_name,
+      tracks: [{ participantName: "Grace", startOffsetSeconds: 0.25 }],
+    });
     const events = await meetingEventsUntil(sys, meeting.id, "recording.available");
     const available = events.at(-1)!.data;
-    expect(available.tracks).toEqual([expect.objectContaining({ key: rec.tracks[0]!.key, participant_name: "Grace", start_offset_seconds: 0.25 })]);
+    expect(available.tracks).toEqual([
+      expect.objectContaining({ key: rec.tracks[0]!.key, participant_name: "Grace", start_offset_seconds: 0.25 }),
+    ]);
     expect(available.participants).toEqual([{ participant_id: rec.tracks[0]!.participantId, name: "Grace", user_id: null }]);
   });
 
@@ -131,7 +162,12 @@ describe("a Daily meeting end to end", () => {
     round = await sys.processMeetings();
     expect(round.deactivated).toContain(meeting.id);
     const events = await meetingEventsUntil(sys, meeting.id, "meeting.deactivated");
-    expect(events.map((e) => e.type)).toEqual(["meeting.created", "meeting.participant.joined", "meeting.participant.left", "meeting.deactivated"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "meeting.created",
+      "meeting.participant.joined",
+      "meeting.participant.left",
+      "meeting.deactivated",
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ deactivation_reason: "everyone_left" });
   });
 

@@ -25,18 +25,29 @@ afterAll(async () => sys?.stop());
 
 const participantEvents = async (meetingId: string) =>
   (await streamEvents(sys.prefix, "MEETINGS")).filter((e) => e.subject === meetingId && e.type.startsWith("meeting.participant."));
-const numClients = async (roomName: string, id: string) => (await (await alice(`/v1/rooms/${roomName}/meetings/${id}`)).json()).num_clients as number;
+const numClients = async (roomName: string, id: string) =>
+  (await (await alice(`/v1/rooms/${roomName}/meetings/${id}`)).json()).num_clients as number;
 
 const dailyJoined = (sessionId = randomUUID(), id = `pj-${randomUUID()}`) => ({
   version: "1.0.0",
   type: "participant.joined",
   id,
-  payload: { room: daily.room_name, session_id: sessionId, user_id: sessionId, user_name: "Mallory", joined_at: Math.floor(Date.now() / 1000) },
+  payload: {
+    room: daily.room_name,
+    session_id: sessionId,
+    user_id: sessionId,
+    user_name: "Mallory",
+    joined_at: Math.floor(Date.now() / 1000),
+  },
   event_ts: Date.now() / 1000,
 });
 
 async function rawDaily(rawBody: string, headers: Record<string, string>) {
-  const res = await fetch(`${sys.baseUrl}/v1/daily/webhook`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: rawBody });
+  const res = await fetch(`${sys.baseUrl}/v1/daily/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: rawBody,
+  });
   return { status: res.status, body: await res.json() };
 }
 const signedDaily = (rawBody: string, timestamp = String(Math.floor(Date.now() / 1000))) =>
@@ -47,14 +58,20 @@ describe("Daily webhook (POST /v1/daily/webhook)", () => {
     const bad = await sys.daily.sendWebhook(dailyJoined(), { signature: "bm90IHRoZSBzaWduYXR1cmU=" });
     expect(bad.status).toBe(401);
     expect(JSON.parse(bad.body)).toEqual({ detail: "Invalid webhook signature" });
-    const otherSecret = await rawDaily(JSON.stringify(dailyJoined()), { "x-webhook-timestamp": "1", "x-webhook-signature": signDaily(Buffer.from("x".repeat(32)).toString("base64"), "1", "{}") });
+    const otherSecret = await rawDaily(JSON.stringify(dailyJoined()), {
+      "x-webhook-timestamp": "1",
+      "x-webhook-signature": signDaily(Buffer.from("x".repeat(32)).toString("base64"), "1", "{}"),
+    });
     expect(otherSecret.status).toBe(401);
     const unsigned = await rawDaily(JSON.stringify(dailyJoined()), {});
     expect(unsigned.status).toBe(401);
     // A signed body changed in transit: the raw bytes are what is verified.
     const original = JSON.stringify(dailyJoined());
     const ts = String(Math.floor(Date.now() / 1000));
-    const tampered = await rawDaily(original.replace("Mallory", "Mal1ory"), { "x-webhook-timestamp": ts, "x-webhook-signature": signDaily(sys.daily.webhookSecret, ts, original) });
+    const tampered = await rawDaily(original.replace("Mallory", "Mal1ory"), {
+      "x-webhook-timestamp": ts,
+      "x-webhook-signature": signDaily(sys.daily.webhookSecret, ts, original),
+    });
     expect(tampered.status).toBe(401);
     expect(await participantEvents(daily.id)).toEqual([]);
     expect(await numClients("hooks-a", daily.id)).toBe(0);
@@ -86,7 +103,10 @@ describe("Daily webhook (POST /v1/daily/webhook)", () => {
   it("answers malformed bodies with 422 and changes nothing", async () => {
     const before = (await participantEvents(daily.id)).length;
     expect(await signedDaily("{not json")).toEqual({ status: 422, body: { detail: "Invalid JSON" } });
-    expect(await signedDaily(JSON.stringify({ type: "participant.joined" }))).toEqual({ status: 422, body: { detail: "Invalid event format" } });
+    expect(await signedDaily(JSON.stringify({ type: "participant.joined" }))).toEqual({
+      status: 422,
+      body: { detail: "Invalid event format" },
+    });
     const badPayload = { ...dailyJoined(), payload: { room: daily.room_name } };
     expect(await signedDaily(JSON.stringify(badPayload))).toEqual({ status: 422, body: { detail: "Invalid event format" } });
     expect((await participantEvents(daily.id)).length).toBe(before);
@@ -97,7 +117,13 @@ describe("Daily webhook (POST /v1/daily/webhook)", () => {
     expect((await signedDaily('{"test":"test"}')).status).toBe(200);
     const unknown = { version: "1.0.0", type: "transcript.ready-to-download", id: randomUUID(), payload: { anything: true }, event_ts: 1 };
     expect(await signedDaily(JSON.stringify(unknown))).toEqual({ status: 200, body: { status: "ok" } });
-    const started = { version: "1.0.0", type: "recording.started", id: randomUUID(), payload: { recording_id: "r", room_name: daily.room_name, start_ts: 1 }, event_ts: 1 };
+    const started = {
+      version: "1.0.0",
+      type: "recording.started",
+      id: randomUUID(),
+      payload: { recording_id: "r", room_name: daily.room_name, start_ts: 1 },
+      event_ts: 1,
+    };
     expect((await signedDaily(JSON.stringify(started))).status).toBe(200);
     // Events for a meeting Scribe does not know are acknowledged too (Daily disables failing webhooks).
     const stranger = { ...dailyJoined(), payload: { ...dailyJoined().payload, room: "no-such-daily-room" } };
@@ -119,7 +145,8 @@ const wherebyJoined = () => ({
   type: "room.client.joined",
   data: { meetingId: whereby.id, roomName: whereby.room_name, participantId: randomUUID(), displayName: "Zoë", numClients: 1 },
 });
-const signedWhereby = (body: string, t = String(Math.floor(Date.now() / 1000))) => rawWhereby(body, `t=${t},v1=${signWhereby(sys.whereby.webhookSecret, t, body)}`);
+const signedWhereby = (body: string, t = String(Math.floor(Date.now() / 1000))) =>
+  rawWhereby(body, `t=${t},v1=${signWhereby(sys.whereby.webhookSecret, t, body)}`);
 
 describe("Whereby webhook (POST /v1/whereby)", () => {
   it("refuses bad, missing and expired (60 s) signatures with 401 and changes nothing", async () => {

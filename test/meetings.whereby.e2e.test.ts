@@ -3,7 +3,14 @@
 // recording file becomes a recording.available event.
 import { startWherebySimulator } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDED_MEETING_EVENTS, meetingEventsUntil, post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import {
+  RECORDED_MEETING_EVENTS,
+  meetingEventsUntil,
+  post,
+  roomWithMeetings,
+  startPlatformSystem,
+  type PlatformSystem,
+} from "./support/platforms";
 import type { Client } from "./support/system";
 
 let sys: PlatformSystem;

@@ -31,7 +31,13 @@ beforeAll(async () => {
   sys = await startSystem({
     label: "email",
     services: ["rooms", "projection", "notifier", "gateway"],
-    env: { ...smtp.env, UI_BASE_URL: UI, NOTIFIER_DISPATCH_INTERVAL_MS: "0", EMAIL_SHARE_PER_USER_PER_HOUR: "6", EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR: "4" },
+    env: {
+      ...smtp.env,
+      UI_BASE_URL: UI,
+      NOTIFIER_DISPATCH_INTERVAL_MS: "0",
+      EMAIL_SHARE_PER_USER_PER_HOUR: "6",
+      EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR: "4",
+    },
   });
   db = notifierDb(sys);
   deliverDue = notifierHooks(sys).deliverDue;
@@ -74,7 +80,8 @@ describe("sharing a transcript by e-mail", () => {
     await publishWholeTranscript(sys, endedTranscript(publicId, { user_id: "alice", share_mode: "public" }));
     await publishWholeTranscript(sys, endedTranscript(semiId, { user_id: "alice", share_mode: "semi-private", title: "Design <Review>" }));
     await publishWholeTranscript(sys, endedTranscript(privateId, { user_id: "alice", share_mode: "private" }));
-    for (const id of [publicId, semiId, privateId]) await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    for (const id of [publicId, semiId, privateId])
+      await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
   });
 
   it("sends the reference's e-mail; a public transcript's includes the link", async () => {
@@ -137,14 +144,20 @@ describe("sharing a transcript by e-mail", () => {
     // Per transcript (4 an hour), whoever sends.
     expect((await share("dora", shared, "r1@example.com, r2@example.com")).body).toEqual({ sent: 2 });
     expect((await share("erin", shared, "r3@example.com, r4@example.com")).body).toEqual({ sent: 2 });
-    const perTranscript = await sys.as("finn")(`/v1/transcripts/${shared}/email`, { method: "POST", body: JSON.stringify({ email: "r5@example.com" }) });
+    const perTranscript = await sys.as("finn")(`/v1/transcripts/${shared}/email`, {
+      method: "POST",
+      body: JSON.stringify({ email: "r5@example.com" }),
+    });
     expect(perTranscript.status).toBe(429);
     expect(Number(perTranscript.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(smtp.to("r5@example.com")).toEqual([]);
     // Per user (6 an hour), whatever the transcript.
     expect((await share("gus", a, "g1@example.com, g2@example.com, g3@example.com")).body).toEqual({ sent: 3 });
     expect((await share("gus", b, "g4@example.com, g5@example.com, g6@example.com")).body).toEqual({ sent: 3 });
-    const perUser = await sys.as("gus")(`/v1/transcripts/${c}/email`, { method: "POST", body: JSON.stringify({ email: "g7@example.com" }) });
+    const perUser = await sys.as("gus")(`/v1/transcripts/${c}/email`, {
+      method: "POST",
+      body: JSON.stringify({ email: "g7@example.com" }),
+    });
     expect(perUser.status).toBe(429);
     expect(perUser.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(smtp.to("g7@example.com")).toEqual([]);
@@ -166,25 +179,34 @@ describe("e-mails after processing", () => {
     const meetingId = `m-${randomUUID()}`;
     await publish(sys.prefix, "meeting.created", meetingState(meetingId, { ...r, owner: "alice" }));
     await publish(sys.prefix, "meeting.email_recipient.added", {
-      meeting: meetingState(meetingId, { ...r, owner: "alice" }, {
-        version: 3,
-        email_recipients: [
-          { email: "signed-in@example.com", include_link: true },
-          { email: "guest@example.com", include_link: false },
-          { email: "owner@example.com", include_link: false },
-        ],
-      }),
+      meeting: meetingState(
+        meetingId,
+        { ...r, owner: "alice" },
+        {
+          version: 3,
+          email_recipients: [
+            { email: "signed-in@example.com", include_link: true },
+            { email: "guest@example.com", include_link: false },
+            { email: "owner@example.com", include_link: false },
+          ],
+        },
+      ),
       recipient: { email: "owner@example.com", include_link: false },
     });
     await notifierCaughtUp(sys, "MEETINGS");
     const id = randomUUID();
-    await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", room_id: r.id, meeting_id: meetingId, share_mode: "semi-private" }));
+    await publishWholeTranscript(
+      sys,
+      endedTranscript(id, { user_id: "alice", room_id: r.id, meeting_id: meetingId, share_mode: "semi-private" }),
+    );
     const rows = await deliveriesOf(db, id, 3, "email");
-    expect(rows.map((d) => [d.kind, (d.target as { to: string }).to, (d.target as { include_link: boolean }).include_link]).sort()).toEqual([
-      ["meeting_recipient", "guest@example.com", false],
-      ["meeting_recipient", "signed-in@example.com", true],
-      ["room_recipient", "owner@example.com", true],
-    ]);
+    expect(rows.map((d) => [d.kind, (d.target as { to: string }).to, (d.target as { include_link: boolean }).include_link]).sort()).toEqual(
+      [
+        ["meeting_recipient", "guest@example.com", false],
+        ["meeting_recipient", "signed-in@example.com", true],
+        ["room_recipient", "owner@example.com", true],
+      ],
+    );
     await deliverDue();
     for (const to of ["guest@example.com", "owner@example.com", "signed-in@example.com"]) expect(smtp.to(to)).toHaveLength(1);
     expect(hasLink(smtp.to("signed-in@example.com")[0]!, id)).toBe(true);

@@ -3,7 +3,16 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "@scribe/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveriesOf, deliveryNow, attempts, endedTranscript, notifierCaughtUp, notifierDb, notifierHooks, publishCompleted } from "./support/notifier";
+import {
+  deliveriesOf,
+  deliveryNow,
+  attempts,
+  endedTranscript,
+  notifierCaughtUp,
+  notifierDb,
+  notifierHooks,
+  publishCompleted,
+} from "./support/notifier";
 import { startSystem, type TestSystem } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
 
@@ -28,7 +37,10 @@ afterAll(async () => {
 });
 
 async function createRoom(sys: TestSystem, body: Record<string, unknown>): Promise<{ id: string; secret: string | null }> {
-  const res = await sys.as("alice")("/v1/rooms", { method: "POST", body: JSON.stringify({ name: `t-${randomUUID().slice(0, 8)}`, ...body }) });
+  const res = await sys.as("alice")("/v1/rooms", {
+    method: "POST",
+    body: JSON.stringify({ name: `t-${randomUUID().slice(0, 8)}`, ...body }),
+  });
   expect(res.status).toBe(200);
   const { id } = await res.json();
   const details = await (await sys.as("alice")(`/v1/rooms/${id}`)).json();
@@ -77,7 +89,7 @@ describe("the webhook test operation", () => {
   });
 
   it("a failure with a JSON body: the message holds the status code and the JSON's message", async () => {
-    const json = JSON.stringify({ code: 404, message: "The requested webhook \"scribe\" is not registered." });
+    const json = JSON.stringify({ code: 404, message: 'The requested webhook "scribe" is not registered.' });
     receiver.script({ status: 404, body: json, contentType: "application/json" });
     const { body } = await testHook(open, room.id);
     expect(body).toEqual({
@@ -92,7 +104,12 @@ describe("the webhook test operation", () => {
   it("a receiver that does not answer in time: timed out", async () => {
     receiver.script({ status: 200, hang: true });
     const { body } = await testHook(open, room.id);
-    expect(body).toMatchObject({ success: false, error: "Webhook request timed out (0.5 seconds)", status_code: null, response_preview: null });
+    expect(body).toMatchObject({
+      success: false,
+      error: "Webhook request timed out (0.5 seconds)",
+      status_code: null,
+      response_preview: null,
+    });
   });
 
   it("nobody listening: could not connect", async () => {
@@ -106,13 +123,21 @@ describe("the webhook test operation", () => {
 
   it("no webhook URL: says so without sending anything", async () => {
     const r = await createRoom(open, {});
-    expect((await testHook(open, r.id)).body).toEqual({ success: false, message: "", error: "No webhook URL configured", status_code: null, response_preview: null });
+    expect((await testHook(open, r.id)).body).toEqual({
+      success: false,
+      message: "",
+      error: "No webhook URL configured",
+      status_code: null,
+      response_preview: null,
+    });
   });
 
   it("tests the URL just saved (the room comes from the rooms service, not a copy)", async () => {
     const other = await new WebhookReceiver(() => null).up();
     const r = await createRoom(open, { webhook_url: receiver.url });
-    expect((await open.as("alice")(`/v1/rooms/${r.id}`, { method: "PATCH", body: JSON.stringify({ webhook_url: other.url }) })).status).toBe(200);
+    expect(
+      (await open.as("alice")(`/v1/rooms/${r.id}`, { method: "PATCH", body: JSON.stringify({ webhook_url: other.url }) })).status,
+    ).toBe(200);
     expect((await testHook(open, r.id)).body.success).toBe(true);
     expect(other.received).toHaveLength(1);
     await other.down();
@@ -136,9 +161,17 @@ describe("SSRF guard on webhook URLs", () => {
 
   it.each([
     ["a loopback literal", () => receiver.url, /127\.0\.0\.1 is a loopback address/],
-    ["a name resolving to loopback", () => `http://localhost:${receiver.port}/hook`, /localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
+    [
+      "a name resolving to loopback",
+      () => `http://localhost:${receiver.port}/hook`,
+      /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+    ],
     ["a private literal", () => "http://10.20.30.40/hook", /10\.20\.30\.40 is a private address/],
-    ["a link-local literal (cloud metadata)", () => "http://169.254.169.254/latest/meta-data/", /169\.254\.169\.254 is a link-local address/],
+    [
+      "a link-local literal (cloud metadata)",
+      () => "http://169.254.169.254/latest/meta-data/",
+      /169\.254\.169\.254 is a link-local address/,
+    ],
     ["an IPv6 loopback literal", () => `http://[::1]:${receiver.port}/hook`, /::1 is a loopback address/],
   ])("refuses %s without ALLOW_PRIVATE_URLS, in the test and in deliveries", async (_what, url, message) => {
     const room = await createRoom(strict, { webhook_url: url() });

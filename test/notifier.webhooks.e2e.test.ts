@@ -11,7 +11,17 @@ import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
 import { notifierService } from "@scribe/notifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerCaughtUp } from "./support/media";
-import { attempts, deliveriesOf, deliveryNow, endedTranscript, notifierCaughtUp, notifierDb, notifierHooks, publishCompleted, type DeliverDue } from "./support/notifier";
+import {
+  attempts,
+  deliveriesOf,
+  deliveryNow,
+  endedTranscript,
+  notifierCaughtUp,
+  notifierDb,
+  notifierHooks,
+  publishCompleted,
+  type DeliverDue,
+} from "./support/notifier";
 import { startSystem, type TestSystem } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
 
@@ -77,7 +87,11 @@ async function complete(roomId: string, runId = "run-1", transcriptId = randomUU
 }
 
 /** Walk the schedule: attempt at each next_attempt_at until the delivery is no longer pending. */
-async function walkSchedule(deliveryId: string, start: Date, opts: { beforeAttempt?: (n: number) => Promise<void> | void; max?: number } = {}) {
+async function walkSchedule(
+  deliveryId: string,
+  start: Date,
+  opts: { beforeAttempt?: (n: number) => Promise<void> | void; max?: number } = {},
+) {
   let now = start;
   for (let n = 0; n < (opts.max ?? 100); n++) {
     await opts.beforeAttempt?.(n);
@@ -129,7 +143,14 @@ describe("transcript.completed deliveries", () => {
     const d = await deliveryNow(db, delivery!.id);
     expect([d.status, d.attempts, d.last_status_code]).toEqual(["delivered", 1, 200]);
     const [a] = await attempts(db, delivery!.id);
-    expect(a).toMatchObject({ attempt: 0, status_code: 200, error: null, response_excerpt: "ok", outcome: "delivered", event_id: got.body.event_id });
+    expect(a).toMatchObject({
+      attempt: 0,
+      status_code: 200,
+      error: null,
+      response_excerpt: "ok",
+      outcome: "delivered",
+      event_id: got.body.event_id,
+    });
     expect(a!.duration_ms).toBeGreaterThanOrEqual(0);
     await receiver.down();
   });
@@ -185,7 +206,9 @@ describe("transcript.completed deliveries", () => {
     expect(tried).toHaveLength(30);
     const span = tried[tried.length - 1]!.started_at.getTime() - tried[0]!.started_at.getTime();
     expect(Math.abs(span - DAY)).toBeLessThanOrEqual(0.05 * DAY);
-    expect(tried.slice(0, -1).every((a) => a.outcome === "retry" && a.status_code === 503 && a.response_excerpt === "maintenance")).toBe(true);
+    expect(tried.slice(0, -1).every((a) => a.outcome === "retry" && a.status_code === 503 && a.response_excerpt === "maintenance")).toBe(
+      true,
+    );
     expect(tried[tried.length - 1]!.outcome).toBe("gave_up");
     // Every attempt reached the receiver: new event id, retry count, fresh valid signature, same delivery id.
     expect(receiver.received).toHaveLength(30);
@@ -206,7 +229,9 @@ describe("transcript.completed deliveries", () => {
     const [d1] = await deliveriesOf(db, refused);
     const t0 = new Date();
     expect((await walkSchedule(d1!.id, t0)).status).toBe("failed");
-    expect((await attempts(db, d1!.id)).map((a) => [a.outcome, a.status_code, a.response_excerpt])).toEqual([["failed", 404, "no such hook"]]);
+    expect((await attempts(db, d1!.id)).map((a) => [a.outcome, a.status_code, a.response_excerpt])).toEqual([
+      ["failed", 404, "no such hook"],
+    ]);
 
     receiver.script({ status: 429, body: "slow down" }, { status: 408 }, { status: 201, body: "created" });
     const throttled = await complete(room.id);
@@ -290,7 +315,9 @@ describe("transcript.completed deliveries", () => {
       await expect(rpcCall(bus, notifierOps.getDelivery, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ kind: "forbidden" });
       await expect(rpcCall(bus, notifierOps.redeliver, { caller: alice, id: randomUUID() })).rejects.toMatchObject({ kind: "forbidden" });
       const internal = { userId: null, email: null, via: "internal" as const };
-      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: internal, id: randomUUID() })).rejects.toMatchObject({ kind: "not_found" });
+      await expect(rpcCall(bus, notifierOps.getDelivery, { caller: internal, id: randomUUID() })).rejects.toMatchObject({
+        kind: "not_found",
+      });
     } finally {
       await bus.close();
     }
@@ -302,7 +329,9 @@ describe("transcript.completed deliveries", () => {
     const transcriptId = await complete(room.id);
     const [delivery] = await deliveriesOf(db, transcriptId);
     await deliverDue();
-    expect((await sys.as("alice")(`/v1/rooms/${room.id}`, { method: "PATCH", body: JSON.stringify({ webhook_url: "" }) })).status).toBe(200);
+    expect((await sys.as("alice")(`/v1/rooms/${room.id}`, { method: "PATCH", body: JSON.stringify({ webhook_url: "" }) })).status).toBe(
+      200,
+    );
     await notifierCaughtUp(sys, "ROOMS");
     await deliverDue({ now: new Date(Date.now() + 120_000) });
     const d = await deliveryNow(db, delivery!.id);

@@ -47,7 +47,12 @@ afterAll(async () => {
 async function autoPostingRoom(): Promise<string> {
   const res = await sys.as("alice")("/v1/rooms", {
     method: "POST",
-    body: JSON.stringify({ name: `chat-${randomUUID().slice(0, 8)}`, zulip_auto_post: true, zulip_stream: "general", zulip_topic: "meetings" }),
+    body: JSON.stringify({
+      name: `chat-${randomUUID().slice(0, 8)}`,
+      zulip_auto_post: true,
+      zulip_stream: "general",
+      zulip_topic: "meetings",
+    }),
   });
   expect(res.status).toBe(200);
   await notifierCaughtUp(sys, "ROOMS");
@@ -58,7 +63,10 @@ const messagesAbout = (id: string) => [...zulip.messages.values()].filter((m) =>
 describe("GET /v1/config and e-mail", () => {
   it("says team chat is on and e-mail off; sharing by e-mail answers that first", async () => {
     expect(await (await sys.as(null)("/v1/config")).json()).toEqual({ zulip_enabled: true, email_enabled: false });
-    const res = await sys.as("alice")(`/v1/transcripts/${randomUUID()}/email`, { method: "POST", body: JSON.stringify({ email: "a@example.com" }) });
+    const res = await sys.as("alice")(`/v1/transcripts/${randomUUID()}/email`, {
+      method: "POST",
+      body: JSON.stringify({ email: "a@example.com" }),
+    });
     expect([res.status, await res.json()]).toEqual([400, { detail: "Email not configured" }]);
   });
 });
@@ -79,7 +87,11 @@ describe("automatic reports", () => {
         "```spoiler Summary\nThe team met and planned the quarter.\n```\n\n```spoiler Topics\n1. [00:00] Introductions\n```\n\n-----\n",
     );
 
-    await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", room_id: roomId, version: 9, title: "Weekly Standup (reprocessed)" }), "run-2");
+    await publishWholeTranscript(
+      sys,
+      endedTranscript(id, { user_id: "alice", room_id: roomId, version: 9, title: "Weekly Standup (reprocessed)" }),
+      "run-2",
+    );
     await deliveriesOf(db, id, 2, "zulip");
     await deliverDue();
     expect(messagesAbout(id)).toHaveLength(1);
@@ -116,7 +128,10 @@ describe("automatic reports", () => {
   });
 
   it("a room without automatic posting reports nothing", async () => {
-    const res = await sys.as("alice")("/v1/rooms", { method: "POST", body: JSON.stringify({ name: `quiet-${randomUUID().slice(0, 8)}`, zulip_stream: "general" }) });
+    const res = await sys.as("alice")("/v1/rooms", {
+      method: "POST",
+      body: JSON.stringify({ name: `quiet-${randomUUID().slice(0, 8)}`, zulip_stream: "general" }),
+    });
     const roomId = (await res.json()).id;
     await notifierCaughtUp(sys, "ROOMS");
     const id = randomUUID();
@@ -175,7 +190,13 @@ describe("POST /v1/transcripts/{id}/zulip", () => {
 describe("the directory", () => {
   it("lists streams and a stream's topics for signed-in callers; anonymous 403", async () => {
     const streams = await sys.as("alice")("/v1/zulip/streams");
-    expect([streams.status, await streams.json()]).toEqual([200, [{ stream_id: 1, name: "general" }, { stream_id: 7, name: "engineering" }]]);
+    expect([streams.status, await streams.json()]).toEqual([
+      200,
+      [
+        { stream_id: 1, name: "general" },
+        { stream_id: 7, name: "engineering" },
+      ],
+    ]);
     const topics = await sys.as("bob")("/v1/zulip/streams/1/topics");
     expect([topics.status, await topics.json()]).toEqual([200, [{ name: "meetings" }, { name: "random" }]]);
     for (const path of ["/v1/zulip/streams", "/v1/zulip/streams/1/topics"]) {

@@ -7,7 +7,16 @@
 // support/permissions.ts), and append one line per operation × deployment group to ROWS. The last
 // test fails while an operation in /openapi.json has no row.
 import { randomUUID } from "node:crypto";
-import { CreateRoom, calendarOps, meetingsOps, projectionOps, recordingsOps, roomsOps, transcriptKeys, transcriptionOps } from "@scribe/contracts";
+import {
+  CreateRoom,
+  calendarOps,
+  meetingsOps,
+  projectionOps,
+  recordingsOps,
+  roomsOps,
+  transcriptKeys,
+  transcriptionOps,
+} from "@scribe/contracts";
 import { openStorage } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { icsFeed, minutesFrom, roomLocation, startFeedServer } from "./support/calendar";
@@ -96,9 +105,18 @@ async function seedTranscript(w: Omit<World, "fixtures">, opts: { owner: "owner"
   await eventually(() => rpcCall(w.bus, recordingsOps.waveform, { caller: w.callerOf("owner"), transcript_id: state.id }), {
     message: `transcript ${state.id} reached the recordings service`,
   });
-  await eventually(() => rpcCall(w.bus, projectionOps.awaitVersion, { caller: w.callerOf("owner"), id: state.id, version: state.version, timeout_ms: 1000 }).then((r) => r.reached), {
-    message: `transcript ${state.id} reached the read model`,
-  });
+  await eventually(
+    () =>
+      rpcCall(w.bus, projectionOps.awaitVersion, {
+        caller: w.callerOf("owner"),
+        id: state.id,
+        version: state.version,
+        timeout_ms: 1000,
+      }).then((r) => r.reached),
+    {
+      message: `transcript ${state.id} reached the read model`,
+    },
+  );
   return state.id;
 }
 
@@ -129,17 +147,29 @@ async function serveCalendarFeed(w: Omit<World, "fixtures">, roomName: string): 
     await feeds.close();
   };
   const now = new Date();
-  feeds.set("/owner.ics", icsFeed([{
-    id: "planning", start: minutesFrom(now, -10), end: minutesFrom(now, 110), summary: "Planning", description: "Owner only",
-    location: roomLocation(roomName), attendees: [{ email: "guest@example.com", name: "Guest" }],
-  }]));
+  feeds.set(
+    "/owner.ics",
+    icsFeed([
+      {
+        id: "planning",
+        start: minutesFrom(now, -10),
+        end: minutesFrom(now, 110),
+        summary: "Planning",
+        description: "Owner only",
+        location: roomLocation(roomName),
+        attendees: [{ email: "guest@example.com", name: "Guest" }],
+      },
+    ]),
+  );
   return feeds.url("/owner.ics");
 }
 
 /** Sync the room's feed as its owner and answer its calendar event. */
 async function syncedCalendarEvent(w: Omit<World, "fixtures">, roomName: string): Promise<{ id: string }> {
   // Room events reach the calendar service asynchronously.
-  await eventually(async () => (await rpcCall(w.bus, calendarOps.syncIcs, { caller: w.callerOf("owner"), room_name: roomName })).status === "success");
+  await eventually(
+    async () => (await rpcCall(w.bus, calendarOps.syncIcs, { caller: w.callerOf("owner"), room_name: roomName })).status === "success",
+  );
   const [event] = await rpcCall(w.bus, calendarOps.listEvents, { caller: w.callerOf("owner"), room_name: roomName });
   return { id: event!.id };
 }
@@ -148,7 +178,9 @@ async function seed(w: Omit<World, "fixtures">): Promise<Fixtures> {
   const privateRoom = await seedRoom(w, { shared: false, name: "owners-private", icsUrl: await serveCalendarFeed(w, "owners-private") });
   const meeting = await seedMeeting(w, privateRoom.name);
   // Someone is in the call (the platform refuses to record an empty room).
-  const platformRoom = (await rpcCall(w.bus, meetingsOps.get, { caller: w.callerOf("owner"), room_name: privateRoom.name, meeting_id: meeting.id })).room_name;
+  const platformRoom = (
+    await rpcCall(w.bus, meetingsOps.get, { caller: w.callerOf("owner"), room_name: privateRoom.name, meeting_id: meeting.id })
+  ).room_name;
   await w.daily.join(platformRoom, { userName: "Guest" });
   return {
     privateRoom,
@@ -186,7 +218,10 @@ const listsOwnAndShared: Check = (b, { w }) => {
   const ids = b.items.map((r: { id: string }) => r.id);
   expect(ids).toContain(w.fixtures.privateRoom.id);
   expect(ids).toContain(w.fixtures.sharedRoom.id);
-  webhookShown(b.items.find((r: { id: string }) => r.id === w.fixtures.privateRoom.id), { w, caller: "owner" });
+  webhookShown(
+    b.items.find((r: { id: string }) => r.id === w.fixtures.privateRoom.id),
+    { w, caller: "owner" },
+  );
 };
 const listsSharedOnly: Check = (b, { w, caller }) => {
   const ids = b.items.map((r: { id: string }) => r.id);
@@ -222,10 +257,13 @@ const recipientWithLink =
     expect(b.email_recipients).toContainEqual({ email: "reader@example.com", include_link: link });
 /** Calendar events: description and attendees for the room's owner only (api.md §2.6). */
 const fixtureEvent = (b: { id: string }[], w: World) => b.find((e) => e.id === w.fixtures.calendarEvent.id);
-const eventDetailsShown: Check = (b, { w }) => expect(fixtureEvent(b, w)).toMatchObject({ description: "Owner only", attendees: [{ email: "guest@example.com" }] });
-const eventDetailsHidden: Check = (b, { w }) => expect(fixtureEvent(b, w)).toMatchObject({ title: "Planning", description: null, attendees: null });
+const eventDetailsShown: Check = (b, { w }) =>
+  expect(fixtureEvent(b, w)).toMatchObject({ description: "Owner only", attendees: [{ email: "guest@example.com" }] });
+const eventDetailsHidden: Check = (b, { w }) =>
+  expect(fixtureEvent(b, w)).toMatchObject({ title: "Planning", description: null, attendees: null });
 const syncAnswered: Check = (b) => expect(["success", "unchanged", "skipped"]).toContain(b.status);
-const icsStatusShown: Check = (b) => expect(b).toMatchObject({ status: "enabled", events_count: 1, last_etag: expect.stringMatching(/^[0-9a-f]{32}$/) });
+const icsStatusShown: Check = (b) =>
+  expect(b).toMatchObject({ status: "enabled", events_count: 1, last_etag: expect.stringMatching(/^[0-9a-f]{32}$/) });
 /** Joining a calendar event by its id: its meeting (made by the first join), with a token for users. */
 const joinedEvent =
   (token: boolean): Check =>
@@ -234,9 +272,14 @@ const joinedEvent =
     (token ? joinedWithToken : joinedWithoutToken)(b, ctx);
   };
 const isConfig: Check = (b) => expect(b).toEqual({ zulip_enabled: true, email_enabled: true });
-const noWebhookUrl: Check = (b) => expect(b).toEqual({ success: false, message: "", error: "No webhook URL configured", status_code: null, response_preview: null });
+const noWebhookUrl: Check = (b) =>
+  expect(b).toEqual({ success: false, message: "", error: "No webhook URL configured", status_code: null, response_preview: null });
 const sentOne: Check = (b) => expect(b).toEqual({ sent: 1 });
-const isStreams: Check = (b) => expect(b).toEqual([{ stream_id: 1, name: "general" }, { stream_id: 7, name: "engineering" }]);
+const isStreams: Check = (b) =>
+  expect(b).toEqual([
+    { stream_id: 1, name: "general" },
+    { stream_id: 7, name: "engineering" },
+  ]);
 const isTopics: Check = (b) => expect(b).toEqual([{ name: "meetings" }, { name: "random" }]);
 const isCaller: Check = (b, { w, caller }) => {
   expect(b.sub).toBe(userIdOf(w, caller));
@@ -261,7 +304,8 @@ const documentsLogin =
     expect(Object.keys(b.paths).includes("/v1/auth/login")).toBe(present);
 
 /** A created transcript belongs to the caller (null: anonymous). */
-const ownedByCaller: Check = (b, { w, caller }) => expect(b).toMatchObject({ user_id: userIdOf(w, caller), status: "idle", share_mode: "private" });
+const ownedByCaller: Check = (b, { w, caller }) =>
+  expect(b).toMatchObject({ user_id: userIdOf(w, caller), status: "idle", share_mode: "private" });
 /** AUTH_BACKEND=none: whatever a caller sends, the transcript is anonymous. */
 const ownedByNobody: Check = (b) => expect(b).toMatchObject({ user_id: null, status: "idle" });
 
@@ -279,7 +323,10 @@ const OPERATIONS = {
     request: () => ({ path: "/v1/auth/login", init: json("POST", { email: ADMIN.email, password: ADMIN.password }) }),
   },
   listKeys: { route: "GET /v1/user/api-keys", request: () => ({ path: "/v1/user/api-keys" }) },
-  createKey: { route: "POST /v1/user/api-keys", request: () => ({ path: "/v1/user/api-keys", init: json("POST", { name: "from the table" }) }) },
+  createKey: {
+    route: "POST /v1/user/api-keys",
+    request: () => ({ path: "/v1/user/api-keys", init: json("POST", { name: "from the table" }) }),
+  },
   deleteOwnersKey: {
     route: "DELETE /v1/user/api-keys/{key_id}",
     variant: "a key of the owner",
@@ -291,8 +338,16 @@ const OPERATIONS = {
 
   listRooms: { route: "GET /v1/rooms", request: () => ({ path: "/v1/rooms?size=100" }) },
   createRoom: { route: "POST /v1/rooms", request: (w) => ({ path: "/v1/rooms", init: json("POST", { name: w.unique("created") }) }) },
-  getPrivateRoom: { route: "GET /v1/rooms/{room_id}", variant: "private room", request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.id}` }) },
-  getSharedRoom: { route: "GET /v1/rooms/{room_id}", variant: "shared room", request: (w) => ({ path: `/v1/rooms/${w.fixtures.sharedRoom.id}` }) },
+  getPrivateRoom: {
+    route: "GET /v1/rooms/{room_id}",
+    variant: "private room",
+    request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.id}` }),
+  },
+  getSharedRoom: {
+    route: "GET /v1/rooms/{room_id}",
+    variant: "shared room",
+    request: (w) => ({ path: `/v1/rooms/${w.fixtures.sharedRoom.id}` }),
+  },
   getMissingRoom: { route: "GET /v1/rooms/{room_id}", variant: "unknown id", request: () => ({ path: `/v1/rooms/${MISSING_ID}` }) },
   getRoomByName: {
     route: "GET /v1/rooms/name/{room_name}",
@@ -338,14 +393,23 @@ const OPERATIONS = {
   joinCalendarEvent: {
     route: "POST /v1/rooms/{room_name}/meetings/{meeting_id}/join",
     variant: "an ongoing calendar event's id (early join)",
-    request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/meetings/${w.fixtures.calendarEvent.id}/join`, init: { method: "POST" } }),
+    request: (w) => ({
+      path: `/v1/rooms/${w.fixtures.privateRoom.name}/meetings/${w.fixtures.calendarEvent.id}/join`,
+      init: { method: "POST" },
+    }),
   },
   syncIcs: {
     route: "POST /v1/rooms/{room_name}/ics/sync",
     request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/ics/sync`, init: { method: "POST" } }),
   },
-  icsStatus: { route: "GET /v1/rooms/{room_name}/ics/status", request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/ics/status` }) },
-  listCalendarEvents: { route: "GET /v1/rooms/{room_name}/meetings", request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/meetings` }) },
+  icsStatus: {
+    route: "GET /v1/rooms/{room_name}/ics/status",
+    request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/ics/status` }),
+  },
+  listCalendarEvents: {
+    route: "GET /v1/rooms/{room_name}/meetings",
+    request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/meetings` }),
+  },
   upcomingCalendarEvents: {
     route: "GET /v1/rooms/{room_name}/meetings/upcoming",
     request: (w) => ({ path: `/v1/rooms/${w.fixtures.privateRoom.name}/meetings/upcoming` }),
@@ -401,7 +465,10 @@ const OPERATIONS = {
   dailyWebhook: {
     route: "POST /v1/daily/webhook",
     variant: "unsigned",
-    request: () => ({ path: "/v1/daily/webhook", init: json("POST", { version: "1.0.0", type: "participant.joined", id: "x", payload: {}, event_ts: 1 }) }),
+    request: () => ({
+      path: "/v1/daily/webhook",
+      init: json("POST", { version: "1.0.0", type: "participant.joined", id: "x", payload: {}, event_ts: 1 }),
+    }),
   },
   wherebyWebhook: {
     route: "POST /v1/whereby",
@@ -412,20 +479,56 @@ const OPERATIONS = {
     }),
   },
 
-  mp3Private: { route: "GET /v1/transcripts/{transcript_id}/audio/mp3", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/mp3` }) },
-  mp3Public: { route: "GET /v1/transcripts/{transcript_id}/audio/mp3", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/audio/mp3` }) },
-  mp3Anonymous: { route: "GET /v1/transcripts/{transcript_id}/audio/mp3", variant: "an anonymous transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}/audio/mp3` }) },
+  mp3Private: {
+    route: "GET /v1/transcripts/{transcript_id}/audio/mp3",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/mp3` }),
+  },
+  mp3Public: {
+    route: "GET /v1/transcripts/{transcript_id}/audio/mp3",
+    variant: "the owner's public transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/audio/mp3` }),
+  },
+  mp3Anonymous: {
+    route: "GET /v1/transcripts/{transcript_id}/audio/mp3",
+    variant: "an anonymous transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}/audio/mp3` }),
+  },
   mp3Head: {
     route: "HEAD /v1/transcripts/{transcript_id}/audio/mp3",
     variant: "the owner's private transcript",
     request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/mp3`, init: { method: "HEAD" } }),
   },
-  waveformPrivate: { route: "GET /v1/transcripts/{transcript_id}/audio/waveform", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/waveform` }) },
-  waveformPublic: { route: "GET /v1/transcripts/{transcript_id}/audio/waveform", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/audio/waveform` }) },
-  videoUrl: { route: "GET /v1/transcripts/{transcript_id}/video/url", variant: "a transcript without video", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/video/url` }) },
-  videoFile: { route: "GET /v1/transcripts/{transcript_id}/video/file", variant: "a transcript without video", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/video/file` }) },
-  zipPrivate: { route: "GET /v1/transcripts/{transcript_id}/download/zip", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/download/zip` }) },
-  zipPublic: { route: "GET /v1/transcripts/{transcript_id}/download/zip", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/download/zip` }) },
+  waveformPrivate: {
+    route: "GET /v1/transcripts/{transcript_id}/audio/waveform",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/waveform` }),
+  },
+  waveformPublic: {
+    route: "GET /v1/transcripts/{transcript_id}/audio/waveform",
+    variant: "the owner's public transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/audio/waveform` }),
+  },
+  videoUrl: {
+    route: "GET /v1/transcripts/{transcript_id}/video/url",
+    variant: "a transcript without video",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/video/url` }),
+  },
+  videoFile: {
+    route: "GET /v1/transcripts/{transcript_id}/video/file",
+    variant: "a transcript without video",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/video/file` }),
+  },
+  zipPrivate: {
+    route: "GET /v1/transcripts/{transcript_id}/download/zip",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/download/zip` }),
+  },
+  zipPublic: {
+    route: "GET /v1/transcripts/{transcript_id}/download/zip",
+    variant: "the owner's public transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/download/zip` }),
+  },
   uploadPrivate: {
     route: "POST /v1/transcripts/{transcript_id}/record/upload",
     variant: "first of two chunks, the owner's private transcript",
@@ -439,11 +542,31 @@ const OPERATIONS = {
   },
 
   listTranscripts: { route: "GET /v1/transcripts", request: () => ({ path: "/v1/transcripts?size=100" }) },
-  searchTranscripts: { route: "GET /v1/transcripts/search", variant: "no query", request: () => ({ path: "/v1/transcripts/search?q=&limit=100" }) },
-  getPrivateTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}` }) },
-  getPublicTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "the owner's public transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}` }) },
-  getAnonymousTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "an anonymous transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}` }) },
-  getMissingTranscript: { route: "GET /v1/transcripts/{transcript_id}", variant: "unknown id", request: () => ({ path: `/v1/transcripts/${MISSING_ID}` }) },
+  searchTranscripts: {
+    route: "GET /v1/transcripts/search",
+    variant: "no query",
+    request: () => ({ path: "/v1/transcripts/search?q=&limit=100" }),
+  },
+  getPrivateTranscript: {
+    route: "GET /v1/transcripts/{transcript_id}",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}` }),
+  },
+  getPublicTranscript: {
+    route: "GET /v1/transcripts/{transcript_id}",
+    variant: "the owner's public transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}` }),
+  },
+  getAnonymousTranscript: {
+    route: "GET /v1/transcripts/{transcript_id}",
+    variant: "an anonymous transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}` }),
+  },
+  getMissingTranscript: {
+    route: "GET /v1/transcripts/{transcript_id}",
+    variant: "unknown id",
+    request: () => ({ path: `/v1/transcripts/${MISSING_ID}` }),
+  },
   // The WebSocket paths answered as plain HTTP (their socket handshakes: test/realtime.e2e.test.ts).
   transcriptEventsHttp: {
     route: "GET /v1/transcripts/{transcript_id}/events",
@@ -451,7 +574,11 @@ const OPERATIONS = {
     request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/events` }),
   },
   userEventsHttp: { route: "GET /v1/events", variant: "plain GET, not a WebSocket", request: () => ({ path: "/v1/events" }) },
-  topicsPrivate: { route: "GET /v1/transcripts/{transcript_id}/topics", variant: "the owner's private transcript", request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/topics` }) },
+  topicsPrivate: {
+    route: "GET /v1/transcripts/{transcript_id}/topics",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/topics` }),
+  },
   topicsWithWordsPrivate: {
     route: "GET /v1/transcripts/{transcript_id}/topics/with-words",
     variant: "the owner's private transcript",
@@ -479,7 +606,10 @@ const OPERATIONS = {
     // No URL: the answer shows who may test without calling anyone.
     variant: "a fresh room of the owner without a webhook URL",
     async request(w) {
-      const room = await rpcCall(w.bus, roomsOps.create, { caller: w.callerOf("owner"), room: CreateRoom.parse({ name: w.unique("hookless") }) });
+      const room = await rpcCall(w.bus, roomsOps.create, {
+        caller: w.callerOf("owner"),
+        room: CreateRoom.parse({ name: w.unique("hookless") }),
+      });
       return { path: `/v1/rooms/${room.id}/webhook/test`, init: { method: "POST" } };
     },
   },
@@ -491,32 +621,50 @@ const OPERATIONS = {
   emailPrivate: {
     route: "POST /v1/transcripts/{transcript_id}/email",
     variant: "the owner's private transcript",
-    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/email`, init: json("POST", { email: "reader@example.com" }) }),
+    request: (w) => ({
+      path: `/v1/transcripts/${w.fixtures.transcripts.private}/email`,
+      init: json("POST", { email: "reader@example.com" }),
+    }),
   },
   emailPublic: {
     route: "POST /v1/transcripts/{transcript_id}/email",
     variant: "the owner's public transcript",
-    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/email`, init: json("POST", { email: "reader@example.com" }) }),
+    request: (w) => ({
+      path: `/v1/transcripts/${w.fixtures.transcripts.public}/email`,
+      init: json("POST", { email: "reader@example.com" }),
+    }),
   },
   emailAnonymous: {
     route: "POST /v1/transcripts/{transcript_id}/email",
     variant: "an anonymous transcript",
-    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}/email`, init: json("POST", { email: "reader@example.com" }) }),
+    request: (w) => ({
+      path: `/v1/transcripts/${w.fixtures.transcripts.anonymous}/email`,
+      init: json("POST", { email: "reader@example.com" }),
+    }),
   },
   zulipPrivate: {
     route: "POST /v1/transcripts/{transcript_id}/zulip",
     variant: "the owner's private transcript",
-    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/zulip?stream=general&topic=meetings&include_topics=true`, init: { method: "POST" } }),
+    request: (w) => ({
+      path: `/v1/transcripts/${w.fixtures.transcripts.private}/zulip?stream=general&topic=meetings&include_topics=true`,
+      init: { method: "POST" },
+    }),
   },
   zulipPublic: {
     route: "POST /v1/transcripts/{transcript_id}/zulip",
     variant: "the owner's public transcript",
-    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.public}/zulip?stream=general&topic=meetings&include_topics=false`, init: { method: "POST" } }),
+    request: (w) => ({
+      path: `/v1/transcripts/${w.fixtures.transcripts.public}/zulip?stream=general&topic=meetings&include_topics=false`,
+      init: { method: "POST" },
+    }),
   },
   zulipStreams: { route: "GET /v1/zulip/streams", request: () => ({ path: "/v1/zulip/streams" }) },
   zulipTopics: { route: "GET /v1/zulip/streams/{stream_id}/topics", request: () => ({ path: "/v1/zulip/streams/1/topics" }) },
   // Transcript mutations (transcription service). Destructive ones act on a fresh transcript.
-  createTranscript: { route: "POST /v1/transcripts", request: (w) => ({ path: "/v1/transcripts", init: json("POST", { name: w.unique("created") }) }) },
+  createTranscript: {
+    route: "POST /v1/transcripts",
+    request: (w) => ({ path: "/v1/transcripts", init: json("POST", { name: w.unique("created") }) }),
+  },
   patchTranscript: {
     route: "PATCH /v1/transcripts/{transcript_id}",
     variant: "a fresh private transcript of the owner",
@@ -530,12 +678,18 @@ const OPERATIONS = {
   restoreTranscript: {
     route: "POST /v1/transcripts/{transcript_id}/restore",
     variant: "a fresh soft-deleted transcript of the owner",
-    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/restore`, init: { method: "POST" } }),
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/restore`,
+      init: { method: "POST" },
+    }),
   },
   destroyTranscript: {
     route: "DELETE /v1/transcripts/{transcript_id}/destroy",
     variant: "a fresh soft-deleted transcript of the owner",
-    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/destroy`, init: { method: "DELETE" } }),
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w, { deleted: true })).id}/destroy`,
+      init: { method: "DELETE" },
+    }),
   },
   processTranscript: {
     route: "POST /v1/transcripts/{transcript_id}/process",
@@ -546,7 +700,10 @@ const OPERATIONS = {
     route: "POST /v1/transcripts/{transcript_id}/record/webrtc",
     // Locked: the owner passes the read check and is refused before any peer connection is made.
     variant: "a locked private transcript",
-    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { locked: true })).id}/record/webrtc`, init: json("POST", { sdp: "v=0\r\n", type: "offer" }) }),
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w, { locked: true })).id}/record/webrtc`,
+      init: json("POST", { sdp: "v=0\r\n", type: "offer" }),
+    }),
   },
   transcriptRuns: {
     route: "GET /v1/transcripts/{transcript_id}/runs",
@@ -561,7 +718,10 @@ const OPERATIONS = {
   addParticipantAnonymous: {
     route: "POST /v1/transcripts/{transcript_id}/participants",
     variant: "an anonymous transcript",
-    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w, { owner: null })).id}/participants`, init: json("POST", { name: "Bea" }) }),
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w, { owner: null })).id}/participants`,
+      init: json("POST", { name: "Bea" }),
+    }),
   },
   patchParticipant: {
     route: "PATCH /v1/transcripts/{transcript_id}/participants/{participant_id}",
@@ -590,7 +750,10 @@ const OPERATIONS = {
   mergeSpeakers: {
     route: "PATCH /v1/transcripts/{transcript_id}/speaker/merge",
     variant: "the owner's private transcript",
-    request: async (w) => ({ path: `/v1/transcripts/${(await freshTranscript(w)).id}/speaker/merge`, init: json("PATCH", { speaker_from: 0, speaker_to: 1 }) }),
+    request: async (w) => ({
+      path: `/v1/transcripts/${(await freshTranscript(w)).id}/speaker/merge`,
+      init: json("PATCH", { speaker_from: 0, speaker_to: 1 }),
+    }),
   },
 } satisfies Record<string, Op>;
 const O = OPERATIONS;
@@ -601,7 +764,13 @@ const ROWS: Row[] = [
   row(O.openapi, PASSWORD, everyone([200, documentsLogin(true)])),
   row(O.openapi, NO_LOGIN, everyone([200, documentsLogin(false)])),
 
-  row(O.me, USERS, { anon: [200, isNull], owner: [200, isCaller], other: [200, isCaller], ownerKey: [200, isCaller], otherKey: [200, isCaller] }),
+  row(O.me, USERS, {
+    anon: [200, isNull],
+    owner: [200, isCaller],
+    other: [200, isCaller],
+    ownerKey: [200, isCaller],
+    otherKey: [200, isCaller],
+  }),
   row(O.me, NONE, everyone([200, isNull])),
   // Login reads no credentials: whatever a caller sends along, the right password logs in.
   row(O.login, PASSWORD, everyone([200, issuesToken])),
@@ -704,9 +873,17 @@ const ROWS: Row[] = [
   // Transcript reads (READ: api.md §0.6). Lists: own transcripts (and shared rooms'); anonymous
   // callers in PUBLIC_MODE see ownerless and public transcripts (the reference shows every one).
   row(O.listTranscripts, USERS_PRIVATE, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], 401)),
-  row(O.listTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")])),
+  row(
+    O.listTranscripts,
+    USERS_PUBLIC,
+    ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")]),
+  ),
   row(O.searchTranscripts, USERS_PRIVATE, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], 401)),
-  row(O.searchTranscripts, USERS_PUBLIC, ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")])),
+  row(
+    O.searchTranscripts,
+    USERS_PUBLIC,
+    ownerVsOthers([200, showsTranscripts("private", "public")], [200, showsTranscripts()], [200, showsTranscripts("public", "anonymous")]),
+  ),
   // AUTH_BACKEND=none never answers 401 here, but what is listed still follows PUBLIC_MODE (§7.5).
   row(O.listTranscripts, ["none"], everyone([200, showsTranscripts()])),
   row(O.listTranscripts, ["none+public"], everyone([200, showsTranscripts("public", "anonymous")])),

@@ -75,7 +75,9 @@ describe("change feed", () => {
     // B relies on the trigger alone (no explicit lock first): it still waits for A.
     const txB = sql.begin(async (tx) => write(tx, { ...b!, version: 2, name: "b2" }, { lockFirst: false }));
     await eventually(async () => {
-      const [w] = await sql<{ n: number }[]>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`;
+      const [w] = await sql<
+        { n: number }[]
+      >`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`;
       return w!.n >= 1;
     });
     expect(await poll(checkpoint)).toEqual([]);
@@ -172,15 +174,34 @@ describe("change feed", () => {
 describe("deletions in the change feed", () => {
   it("show a deleted transcript's id, change_seq and deleted_at, and nothing it held", async () => {
     const checkpoint = await checkpointNow();
-    const t = newTranscript({ user_id: OWNER.userId, name: "Board meeting", title: "Layoffs", short_summary: "Who goes", long_summary: "The list" });
+    const t = newTranscript({
+      user_id: OWNER.userId,
+      name: "Board meeting",
+      title: "Layoffs",
+      short_summary: "Who goes",
+      long_summary: "The list",
+    });
     await write(sql, t, { lockFirst: true });
     const deletedAt = new Date().toISOString();
     await write(sql, { ...t, version: 2, deleted_at: deletedAt }, { lockFirst: true });
-    const page = await rpcCall(tw.bus, projectionOps.list, { caller: OWNER, sort_by: "change_seq", change_seq_from: checkpoint, size: 100 });
+    const page = await rpcCall(tw.bus, projectionOps.list, {
+      caller: OWNER,
+      sort_by: "change_seq",
+      change_seq_from: checkpoint,
+      size: 100,
+    });
     const item = page.items.find((i) => i.id === t.id)!;
     expect(item.deleted_at).toBeTruthy();
     expect(JSON.stringify(item)).not.toMatch(/Board meeting|Layoffs|Who goes|The list|ingester/);
-    expect(item).toMatchObject({ id: t.id, change_seq: expect.any(Number), name: "", title: null, short_summary: null, long_summary: null, user_id: null });
+    expect(item).toMatchObject({
+      id: t.id,
+      change_seq: expect.any(Number),
+      name: "",
+      title: null,
+      short_summary: null,
+      long_summary: null,
+      user_id: null,
+    });
   });
 });
 
@@ -199,7 +220,12 @@ describe("read-your-writes", () => {
   it("wakes a waiter when the version is applied after it started waiting", async () => {
     const t = await tw.create({ user_id: OWNER.userId });
     await tw.applied(t.id);
-    const waiting = rpcCall(tw.bus, projectionOps.awaitVersion, { caller: ANONYMOUS, id: t.id, version: 2, timeout_ms: 10_000 }, { timeoutMs: 12_000 });
+    const waiting = rpcCall(
+      tw.bus,
+      projectionOps.awaitVersion,
+      { caller: ANONYMOUS, id: t.id, version: 2, timeout_ms: 10_000 },
+      { timeoutMs: 12_000 },
+    );
     await tw.update(t.id, { name: "second" });
     expect(await waiting).toEqual({ reached: true, version: 2 });
   });
@@ -221,6 +247,10 @@ describe("events that cannot be applied", () => {
     });
     await eventually(async () => (await streamEvents(sys.prefix, "DLQ")).some((e) => e.id === eventId), { timeoutMs: 15_000 });
     await eventually(async () => (await measureLag(projection.runtime.bus, [consumer]))[0]!.pending === 0);
-    expect((await measureLag(projection.runtime.bus, [consumer]))[0]).toEqual({ consumer: "projection_transcripts", pending: 0, seconds: 0 });
+    expect((await measureLag(projection.runtime.bus, [consumer]))[0]).toEqual({
+      consumer: "projection_transcripts",
+      pending: 0,
+      seconds: 0,
+    });
   });
 });

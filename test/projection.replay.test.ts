@@ -25,7 +25,12 @@ async function dump() {
     sql`select to_jsonb(r) as row from room r order by id`,
     sql`select to_jsonb(r) as row from recording r order by id`,
   ]);
-  return { transcripts: t.map((r) => r.row), topics: topics.map((r) => r.row), rooms: rooms.map((r) => r.row), recordings: recordings.map((r) => r.row) };
+  return {
+    transcripts: t.map((r) => r.row),
+    topics: topics.map((r) => r.row),
+    rooms: rooms.map((r) => r.row),
+    recordings: recordings.map((r) => r.row),
+  };
 }
 async function maxSeq(): Promise<number> {
   const [r] = await sql<{ n: string }[]>`select max(change_seq) as n from transcript`;
@@ -62,7 +67,11 @@ beforeAll(async () => {
     transcripts.push(t.id);
     await tw.upsertTopic(t.id, 0, topicRecord([word("Hello", 0, 1), word(" there.", 1, 2)]));
     await tw.upsertTopic(t.id, 1, topicRecord([word("More", 3, 4, 1)]));
-    await tw.update(t.id, { long_summary: `Summary ${i} with otters and badgers.`, webvtt: vtt(`Words of meeting ${i}.`), participants: [{ id: `p${i}`, speaker: 0, name: `Person ${i}`, user_id: null }] });
+    await tw.update(t.id, {
+      long_summary: `Summary ${i} with otters and badgers.`,
+      webvtt: vtt(`Words of meeting ${i}.`),
+      participants: [{ id: `p${i}`, speaker: 0, name: `Person ${i}`, user_id: null }],
+    });
     if (i % 5 === 0) {
       await tw.clearTopics(t.id);
       await tw.upsertTopic(t.id, 0, topicRecord([word("Again", 0, 1)]));
@@ -146,9 +155,12 @@ describe("rebuilding the read model", () => {
     // Every row has a new change_seq above anything served before: ingesters see all rows again.
     expect(await minSeq()).toBeGreaterThan(seqBefore);
     expect(await sql`select indexname from pg_indexes where schemaname = 'projection' order by 1`).toEqual(indexesBefore);
-    const [trigger] = await sql<{ def: string }[]>`select pg_get_triggerdef(oid) as def from pg_trigger where tgrelid = 'transcript'::regclass and not tgisinternal`;
+    const [trigger] = await sql<
+      { def: string }[]
+    >`select pg_get_triggerdef(oid) as def from pg_trigger where tgrelid = 'transcript'::regclass and not tgisinternal`;
     expect(trigger!.def).toContain("transcript_before_write('ordered')");
-    const leftovers = await sql`select tablename from pg_tables where schemaname = 'projection' and (tablename like '%\\_\\_next' or tablename like '%\\_\\_old')`;
+    const leftovers =
+      await sql`select tablename from pg_tables where schemaname = 'projection' and (tablename like '%\\_\\_next' or tablename like '%\\_\\_old')`;
     expect(leftovers).toEqual([]);
 
     // The live consumer carries on in the new tables.
@@ -209,7 +221,9 @@ describe("re-driving a consumer", () => {
     const report = await redriveCommand(["projection.transcripts", "--from-time", since.toISOString()], sys.env, () => {});
     expect(report).toMatchObject({ stream: "TRANSCRIPTS", events: 1, inboxCleared: 1 });
     await settled("projection_transcripts", "TRANSCRIPTS");
-    expect(await redriveCommand(["projection.transcripts", "--from-time", new Date(Date.now() + 60_000).toISOString()], sys.env, () => {})).toMatchObject({ events: 0 });
+    expect(
+      await redriveCommand(["projection.transcripts", "--from-time", new Date(Date.now() + 60_000).toISOString()], sys.env, () => {}),
+    ).toMatchObject({ events: 0 });
   });
 
   it("refuses bad arguments", async () => {

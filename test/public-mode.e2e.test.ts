@@ -10,7 +10,11 @@ let tw: TranscriptWriter;
 const t: Record<string, string> = {};
 
 beforeAll(async () => {
-  sys = await startSystem({ label: "public", services: ["projection", "search", "gateway"], env: { PUBLIC_MODE: "true", DATABASE_POOL_SIZE: "3" } });
+  sys = await startSystem({
+    label: "public",
+    services: ["projection", "search", "gateway"],
+    env: { PUBLIC_MODE: "true", DATABASE_POOL_SIZE: "3" },
+  });
   tw = await TranscriptWriter.connect(sys.prefix);
   const mk = async (key: string, o: Parameters<TranscriptWriter["create"]>[0]) => {
     t[key] = (await tw.create({ title: "Pangolin review", ...o })).id;

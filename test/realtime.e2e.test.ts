@@ -155,7 +155,8 @@ describe("GET(ws) /v1/transcripts/{id}/events", () => {
     // Each replay's consumer goes once its stored log is read; the live one is shared.
     await eventually(async () => (await consumersOf()) === 1, { message: "one consumer for six sockets" });
     await append(id, null, "FINAL_TITLE", { title: "live" });
-    for (const s of sockets) expect(await s.received(2)).toEqual([msg("FINAL_TITLE", { title: "stored" }), msg("FINAL_TITLE", { title: "live" })]);
+    for (const s of sockets)
+      expect(await s.received(2)).toEqual([msg("FINAL_TITLE", { title: "stored" }), msg("FINAL_TITLE", { title: "live" })]);
     for (const s of sockets.slice(1)) s.close();
     await append(id, null, "FINAL_TITLE", { title: "to the last one" });
     expect(await sockets[0]!.received(3)).toEqual([
@@ -188,7 +189,10 @@ describe("GET(ws) /v1/transcripts/{id}/events", () => {
     const destroyed = await transcript("alice", "public");
     const readers = [await mustOpen(sys.baseUrl, eventsOf(deleted)), await mustOpen(sys.baseUrl, eventsOf(deleted), await bearer("bob"))];
     const destroyedReader = await mustOpen(sys.baseUrl, eventsOf(destroyed), await bearer("bob"));
-    const owners = [await mustOpen(sys.baseUrl, eventsOf(deleted), await bearer("alice")), await mustOpen(sys.baseUrl, eventsOf(destroyed), await bearer("alice"))];
+    const owners = [
+      await mustOpen(sys.baseUrl, eventsOf(deleted), await bearer("alice")),
+      await mustOpen(sys.baseUrl, eventsOf(destroyed), await bearer("alice")),
+    ];
     await tw.update(deleted, { deleted_at: new Date().toISOString() });
     for (const s of readers) expect(await s.closedWith()).toEqual({ code: 4404, reason: "Transcript not found" });
     await tw.update(destroyed, { deleted_at: new Date().toISOString() });
@@ -249,8 +253,11 @@ describe("GET(ws) /v1/events", () => {
 
   it("closes a user socket with 4401 when its token expires", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const shortLived = await new SignJWT({ email: null }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject("alice")
-      .setExpirationTime(now + 2).sign(new TextEncoder().encode(TEST_SECRET));
+    const shortLived = await new SignJWT({ email: null })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject("alice")
+      .setExpirationTime(now + 2)
+      .sign(new TextEncoder().encode(TEST_SECRET));
     const s = await mustOpen(sys.baseUrl, "/v1/events", ["bearer", shortLived]);
     expect(s.protocol).toBe("bearer");
     expect(await s.closedWith()).toEqual({ code: 4401, reason: "Token expired" });
@@ -379,7 +386,12 @@ describe("with the transcription service", () => {
       const { id } = (await created.json()) as { id: string };
       // The owner may open its transcript socket at once (the answer waited for the read model).
       (await mustOpen(full.baseUrl, eventsOf(id), ["bearer", await full.token("alice")])).close();
-      for (const [path, method] of [[`/v1/transcripts/${id}`, "DELETE"], [`/v1/transcripts/${id}/restore`, "POST"], [`/v1/transcripts/${id}`, "DELETE"], [`/v1/transcripts/${id}/destroy`, "DELETE"]] as const) {
+      for (const [path, method] of [
+        [`/v1/transcripts/${id}`, "DELETE"],
+        [`/v1/transcripts/${id}/restore`, "POST"],
+        [`/v1/transcripts/${id}`, "DELETE"],
+        [`/v1/transcripts/${id}/destroy`, "DELETE"],
+      ] as const) {
         expect((await as(path, { method })).status, `${method} ${path}`).toBe(200);
       }
       expect(await alice.received(5)).toEqual([
@@ -390,7 +402,9 @@ describe("with the transcription service", () => {
         msg("TRANSCRIPT_DELETED", { id }),
       ]);
       // Bob's own create comes after all of alice's events on the bus: only it reaches his socket.
-      const own = (await (await full.as("bob")("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Bob's" }) })).json()) as { id: string };
+      const own = (await (await full.as("bob")("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Bob's" }) })).json()) as {
+        id: string;
+      };
       expect(await bob.received(1)).toEqual([msg("TRANSCRIPT_CREATED", { id: own.id })]);
       alice.close();
       bob.close();
@@ -405,7 +419,12 @@ describe("with AUTH_BACKEND=none, and pings", () => {
   let writer: TranscriptWriter;
   let id: string;
   beforeAll(async () => {
-    none = await startSystem({ label: "realtime-none", services: ["projection", "gateway"], auth: "none", env: { WS_PING_INTERVAL_MS: "300" } });
+    none = await startSystem({
+      label: "realtime-none",
+      services: ["projection", "gateway"],
+      auth: "none",
+      env: { WS_PING_INTERVAL_MS: "300" },
+    });
     writer = await TranscriptWriter.connect(none.prefix);
     id = (await writer.create({ user_id: null })).id;
     await writer.applied(id);
@@ -454,7 +473,13 @@ describe("with an identity provider (AUTH_BACKEND=jwt), and at shutdown", () => 
       const t = await writer.create({ user_id: null });
       await writer.applied(t.id);
       const feed = await mustOpen(jwt.baseUrl, eventsOf(t.id));
-      await writer.publish("transcript.event.appended", { transcript_id: "g1", user_id: id, run_id: null, event: "STATUS", data: { value: "ended" } });
+      await writer.publish("transcript.event.appended", {
+        transcript_id: "g1",
+        user_id: id,
+        run_id: null,
+        event: "STATUS",
+        data: { value: "ended" },
+      });
       expect(await user.received(1)).toEqual([msg("TRANSCRIPT_STATUS", { id: "g1", value: "ended" })]);
 
       await jwt.stop();
@@ -473,7 +498,11 @@ describe("transcript sockets per client", () => {
   let writer: TranscriptWriter;
   let id: string;
   beforeAll(async () => {
-    capped = await startSystem({ label: "realtime-cap", services: ["projection", "gateway"], env: { WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT: "2" } });
+    capped = await startSystem({
+      label: "realtime-cap",
+      services: ["projection", "gateway"],
+      env: { WS_MAX_TRANSCRIPT_SOCKETS_PER_CLIENT: "2" },
+    });
     writer = await TranscriptWriter.connect(capped.prefix);
     id = (await writer.create({ user_id: null })).id;
     await writer.applied(id);

@@ -71,7 +71,11 @@ describe("a processed upload on the sockets", () => {
     const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
     // The recordings service learns of the transcript from its event.
     await eventually(async () => {
-      const res = await alice(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
+      const res = await alice(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=1`, {
+        method: "POST",
+        body,
+        headers: { "content-type": contentType },
+      });
       return res.status === 200;
     });
     await eventually(() => live.messages.some(ended), { timeoutMs: RUN_MS, message: "STATUS ended on the transcript socket" });
@@ -84,23 +88,32 @@ describe("a processed upload on the sockets", () => {
   it("relays the run live: STATUS processing first, then results, STATUS ended", async () => {
     const got = live.messages;
     expect(got[0]).toEqual({ event: "STATUS", data: { value: "processing" } });
-    expect(names(got)).toEqual(expect.arrayContaining(["DURATION", "WAVEFORM", "TOPIC", "FINAL_TITLE", "FINAL_LONG_SUMMARY", "FINAL_SHORT_SUMMARY"]));
+    expect(names(got)).toEqual(
+      expect.arrayContaining(["DURATION", "WAVEFORM", "TOPIC", "FINAL_TITLE", "FINAL_LONG_SUMMARY", "FINAL_SHORT_SUMMARY"]),
+    );
     expect(got.findIndex(ended)).toBe(got.length - 1);
     const t = await ok(await alice(`/v1/transcripts/${id}`));
     expect(got.find((m) => m.event === "FINAL_TITLE")?.data.title).toBe(t.title);
   });
 
   it("mirrors STATUS, FINAL_TITLE and DURATION to the owner's user socket", async () => {
-    const mine = await eventually(() => (user.messages.some((m) => m.event === "TRANSCRIPT_STATUS" && m.data.value === "ended") ? user.messages : null), {
-      message: "TRANSCRIPT_STATUS ended",
-    });
+    const mine = await eventually(
+      () => (user.messages.some((m) => m.event === "TRANSCRIPT_STATUS" && m.data.value === "ended") ? user.messages : null),
+      {
+        message: "TRANSCRIPT_STATUS ended",
+      },
+    );
     expect(mine[0]).toEqual({ event: "TRANSCRIPT_CREATED", data: { id } });
-    expect(mine).toEqual(expect.arrayContaining([
-      { event: "TRANSCRIPT_STATUS", data: { id, value: "processing" } },
-      { event: "TRANSCRIPT_DURATION", data: { id, duration: expect.any(Number) } },
-      { event: "TRANSCRIPT_FINAL_TITLE", data: { id, title: expect.any(String) } },
-    ]));
-    expect(new Set(names(mine))).toEqual(new Set(["TRANSCRIPT_CREATED", "TRANSCRIPT_STATUS", "TRANSCRIPT_DURATION", "TRANSCRIPT_FINAL_TITLE"]));
+    expect(mine).toEqual(
+      expect.arrayContaining([
+        { event: "TRANSCRIPT_STATUS", data: { id, value: "processing" } },
+        { event: "TRANSCRIPT_DURATION", data: { id, duration: expect.any(Number) } },
+        { event: "TRANSCRIPT_FINAL_TITLE", data: { id, title: expect.any(String) } },
+      ]),
+    );
+    expect(new Set(names(mine))).toEqual(
+      new Set(["TRANSCRIPT_CREATED", "TRANSCRIPT_STATUS", "TRANSCRIPT_DURATION", "TRANSCRIPT_FINAL_TITLE"]),
+    );
   });
 
   it("replays the stored log to a later socket: the live messages without TRANSCRIPT and STATUS", async () => {
@@ -108,14 +121,18 @@ describe("a processed upload on the sockets", () => {
     expect(await replayOf(id, live)).toEqual(expected);
   });
 
-  it("replays only the latest run's entries after a reprocessing: its topics once, as the read model has them", async () => {
-    const before = live.messages.length;
-    expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
-    await eventually(() => live.messages.slice(before).some(ended), { timeoutMs: RUN_MS, message: "the second run's STATUS ended" });
-    const replayed = await replayOf(id, live);
-    // The earlier run's entries (and the marker logged after it) are gone with the reset.
-    expect(replayed).toEqual(withoutMarkers(live.messages.slice(before)).filter((m) => m.event !== "TRANSCRIPT" && m.event !== "STATUS"));
-    const topics = (await ok(await alice(`/v1/transcripts/${id}/topics`))) as { id: string }[];
-    expect(replayed.filter((m) => m.event === "TOPIC").map((m) => m.data.id)).toEqual(topics.map((t) => t.id));
-  }, RUN_MS + 20_000);
+  it(
+    "replays only the latest run's entries after a reprocessing: its topics once, as the read model has them",
+    async () => {
+      const before = live.messages.length;
+      expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+      await eventually(() => live.messages.slice(before).some(ended), { timeoutMs: RUN_MS, message: "the second run's STATUS ended" });
+      const replayed = await replayOf(id, live);
+      // The earlier run's entries (and the marker logged after it) are gone with the reset.
+      expect(replayed).toEqual(withoutMarkers(live.messages.slice(before)).filter((m) => m.event !== "TRANSCRIPT" && m.event !== "STATUS"));
+      const topics = (await ok(await alice(`/v1/transcripts/${id}/topics`))) as { id: string }[];
+      expect(replayed.filter((m) => m.event === "TOPIC").map((m) => m.data.id)).toEqual(topics.map((t) => t.id));
+    },
+    RUN_MS + 20_000,
+  );
 });

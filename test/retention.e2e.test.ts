@@ -52,7 +52,9 @@ function retentionScenario(driver: "local" | "s3"): void {
         env = { STORAGE_LOCAL_ROOT: mkdtempSync(join(tmpdir(), "scribe-retention-")) };
         storage = loadConfig(StorageConfig, env);
       }
-      daily = await startDailySimulator({ storage: StorageConfig.parse({ STORAGE_LOCAL_ROOT: mkdtempSync(join(tmpdir(), "scribe-retention-daily-")) }) });
+      daily = await startDailySimulator({
+        storage: StorageConfig.parse({ STORAGE_LOCAL_ROOT: mkdtempSync(join(tmpdir(), "scribe-retention-daily-")) }),
+      });
       sys = await startSystem({
         label: `retention${driver}`,
         services: ["rooms", "meetings", "recordings", "notifier", "transcription", "gateway"],
@@ -119,10 +121,20 @@ function retentionScenario(driver: "local" | "s3"): void {
         await publish(sys.prefix, "recording.available", available, "scribe/meetings");
         // The transcription service makes the recording's transcript (owned by the room's owner); the
         // case's owner and age are arranged in its table, which is what retention decides on.
-        const made = await eventually(async () => (await db<{ id: string }[]>`select id from transcription.transcript where recording_id = ${recordingId}`)[0] ?? null, {
-          message: "transcript made for the recording",
+        const made = await eventually(
+          async () => (await db<{ id: string }[]>`select id from transcription.transcript where recording_id = ${recordingId}`)[0] ?? null,
+          {
+            message: "transcript made for the recording",
+          },
+        );
+        const transcript = transcriptState(made.id, {
+          status: "ended",
+          source_kind: "room",
+          room_id: room.id,
+          meeting_id: meeting.id,
+          recording_id: recordingId,
+          ...overrides,
         });
-        const transcript = transcriptState(made.id, { status: "ended", source_kind: "room", room_id: room.id, meeting_id: meeting.id, recording_id: recordingId, ...overrides });
         await db`update transcription.transcript set user_id = ${transcript.user_id}, created_at = ${transcript.created_at} where id = ${made.id}`;
         await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(transcript.id), Buffer.alloc(2048, 1));
         await bucket(TRANSCRIPTS).put(transcriptKeys.waveform(transcript.id), "[0,0.5,1]");
@@ -134,7 +146,9 @@ function retentionScenario(driver: "local" | "s3"): void {
 
       await notifierCaughtUp(sys, "TRANSCRIPTS");
       // Every recording known and linked to its transcript, every stay recorded.
-      await eventually(async () => (await db`select 1 from recordings.recording where transcript_id is not null`).length === 3, { message: "recordings linked" });
+      await eventually(async () => (await db`select 1 from recordings.recording where transcript_id is not null`).length === 3, {
+        message: "recordings linked",
+      });
       await eventually(async () => (await db`select 1 from meetings.participant_session`).length === 3, { message: "stays recorded" });
     }, 120_000);
     afterAll(async () => {
@@ -158,7 +172,8 @@ function retentionScenario(driver: "local" | "s3"): void {
       recording: (await db`select 1 from recordings.recording where id = ${id}`).length,
       files: (await db`select 1 from recordings.recording_file where recording_id = ${id}`).length,
     });
-    const expiredEvents = async () => (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "retention.transcript_expired");
+    const expiredEvents = async () =>
+      (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "retention.transcript_expired");
 
     it("expires nothing before the limit: the clock decides", async () => {
       expect(await expire({ now: new Date(start.getTime() + 5 * DAY) })).toEqual([]);
@@ -171,7 +186,9 @@ function retentionScenario(driver: "local" | "s3"): void {
       // A second run (another replica, the next check) announces nothing again.
       expect(await expire({ now: new Date(now.getTime() + 3_600_000) })).toEqual([]);
       // The announcement leaves through the outbox relay: published shortly after the commit.
-      const events = await eventually(async () => ((await expiredEvents()).length > 0 ? expiredEvents() : null), { message: "expiry announced" });
+      const events = await eventually(async () => ((await expiredEvents()).length > 0 ? expiredEvents() : null), {
+        message: "expiry announced",
+      });
       expect(events.map((e) => e.data)).toEqual([
         {
           transcript_id: cases.oldAnonymous.transcript.id,
@@ -191,12 +208,20 @@ function retentionScenario(driver: "local" | "s3"): void {
     it("once the transcript is destroyed, its recordings and every file are gone, in every bucket", async () => {
       const old = cases.oldAnonymous;
       expect(await db`select 1 from transcription.transcript where id = ${old.transcript.id}`).toHaveLength(0);
-      const destroyed = await eventually(async () => {
-        const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.destroyed");
-        return events.length > 0 ? events : null;
-      }, { message: "destruction announced" });
-      expect(destroyed.map((e) => [(e.data as { transcript: { id: string } }).transcript.id, (e.data as { reason: string }).reason])).toEqual([[old.transcript.id, "retention"]]);
-      await eventually(async () => (await recordingRows(old.recordingId)).recording === 0, { message: "recording rows deleted", timeoutMs: 20_000 });
+      const destroyed = await eventually(
+        async () => {
+          const events = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.destroyed");
+          return events.length > 0 ? events : null;
+        },
+        { message: "destruction announced" },
+      );
+      expect(
+        destroyed.map((e) => [(e.data as { transcript: { id: string } }).transcript.id, (e.data as { reason: string }).reason]),
+      ).toEqual([[old.transcript.id, "retention"]]);
+      await eventually(async () => (await recordingRows(old.recordingId)).recording === 0, {
+        message: "recording rows deleted",
+        timeoutMs: 20_000,
+      });
       expect(await recordingRows(old.recordingId)).toEqual({ recording: 0, files: 0 });
       for (const key of old.trackKeys) expect(await bucket(DAILY).head(key)).toBeNull();
       expect(await keysOf(TRANSCRIPTS, transcriptKeys.prefix(old.transcript.id))).toEqual([]);
@@ -208,7 +233,9 @@ function retentionScenario(driver: "local" | "s3"): void {
         expect(await recordingRows(c.recordingId)).toEqual({ recording: 1, files: 2 });
         for (const key of c.trackKeys) expect(await bucket(DAILY).head(key)).not.toBeNull();
         expect(await db`select 1 from transcription.transcript where id = ${c.transcript.id}`).toHaveLength(1);
-        expect(await keysOf(TRANSCRIPTS, transcriptKeys.prefix(c.transcript.id))).toEqual([transcriptKeys.waveform(c.transcript.id), transcriptKeys.mp3(c.transcript.id)].sort());
+        expect(await keysOf(TRANSCRIPTS, transcriptKeys.prefix(c.transcript.id))).toEqual(
+          [transcriptKeys.waveform(c.transcript.id), transcriptKeys.mp3(c.transcript.id)].sort(),
+        );
       }
       const meta = (await db`select deleted_at from recordings.recording_file where deleted_at is not null`).length;
       expect(meta).toBe(0);

@@ -268,8 +268,10 @@ describe("rooms API", () => {
   });
 
   describe("the reference web app's Add Room form", () => {
-    it("creates a room with no feed from ics_url \"\" and the form's default interval of 5 (minutes)", async () => {
-      const room = await ok(api.alice.POST("/v1/rooms", { body: { ...fullCreate("form-defaults"), ics_url: "", ics_fetch_interval: 5, ics_enabled: false } }));
+    it('creates a room with no feed from ics_url "" and the form\'s default interval of 5 (minutes)', async () => {
+      const room = await ok(
+        api.alice.POST("/v1/rooms", { body: { ...fullCreate("form-defaults"), ics_url: "", ics_fetch_interval: 5, ics_enabled: false } }),
+      );
       expect(room).toMatchObject({ ics_url: null, ics_fetch_interval: 300, ics_enabled: false });
     });
 
@@ -281,8 +283,12 @@ describe("rooms API", () => {
       const seconds = await ok(api.alice.POST("/v1/rooms", { body: { name: "interval-seconds", ics_fetch_interval: 900 } }));
       expect(seconds.ics_fetch_interval).toBe(900);
       const path = { params: { path: { room_id: seconds.id } } };
-      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 10 } }))).ics_fetch_interval).toBe(600);
-      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 120 } }))).ics_fetch_interval).toBe(120);
+      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 10 } }))).ics_fetch_interval).toBe(
+        600,
+      );
+      expect((await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: 120 } }))).ics_fetch_interval).toBe(
+        120,
+      );
       for (const bad of [0, -5, 3601]) {
         const refused = await api.alice.PATCH("/v1/rooms/{room_id}", { ...path, body: { ics_fetch_interval: bad } });
         expect(refused.response.status).toBe(422);
@@ -318,7 +324,16 @@ describe("rooms API", () => {
     expect(res.headers.get("x-request-id")).toBe("req-123");
     const doc = await (await anon("/openapi.json")).json();
     expect(doc.openapi).toMatch(/^3\./);
-    for (const name of ["Room", "RoomDetails", "CreateRoom", "UpdateRoom", "Page_RoomDetails_", "DeletionStatus", "HTTPValidationError", "ValidationError"]) {
+    for (const name of [
+      "Room",
+      "RoomDetails",
+      "CreateRoom",
+      "UpdateRoom",
+      "Page_RoomDetails_",
+      "DeletionStatus",
+      "HTTPValidationError",
+      "ValidationError",
+    ]) {
       expect(doc.components.schemas).toHaveProperty(name);
     }
     expect(doc.paths["/v1/rooms"].get.operationId).toBe("v1_rooms_list");

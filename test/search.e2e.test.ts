@@ -126,7 +126,8 @@ describe("filters, paging and visibility", () => {
     const all = await search(alice, { q: "quokka", room_id: roomA.id });
     expect(all.total).toBe(5);
     const pages = [];
-    for (let offset = 0; offset < 5; offset += 2) pages.push(...ids(await search(alice, { q: "quokka", room_id: roomA.id, limit: 2, offset })));
+    for (let offset = 0; offset < 5; offset += 2)
+      pages.push(...ids(await search(alice, { q: "quokka", room_id: roomA.id, limit: 2, offset })));
     expect(pages).toEqual(ids(all));
     const past = await search(alice, { q: "quokka", room_id: roomA.id, limit: 2, offset: 10 });
     expect(past).toMatchObject({ results: [], total: 5, limit: 2, offset: 10 });
@@ -192,7 +193,11 @@ describe("the reference web app's kind filter and trash view", () => {
   });
 
   it("answers 401 to an anonymous trash view, even in PUBLIC_MODE", async () => {
-    const pub = await startSystem({ label: "search-public", services: ["rooms", "projection", "search", "gateway"], env: { PUBLIC_MODE: "true" } });
+    const pub = await startSystem({
+      label: "search-public",
+      services: ["rooms", "projection", "search", "gateway"],
+      env: { PUBLIC_MODE: "true" },
+    });
     try {
       const anon = pub.client(null);
       const trash = await refusedSearch(anon, { q: "", include_deleted: "true" });
@@ -209,7 +214,10 @@ describe("parameters and authentication", () => {
     const missing = await refusedSearch(alice, {});
     expect(missing.status).toBe(422);
     expect((missing.error.detail as { loc: string[] }[])[0]!.loc).toEqual(["query", "q"]);
-    for (const [name, value] of [["from", "2024-01-01T00:00:00Z"], ["to", "2024-01-01T00:00:00Z"]] as const) {
+    for (const [name, value] of [
+      ["from", "2024-01-01T00:00:00Z"],
+      ["to", "2024-01-01T00:00:00Z"],
+    ] as const) {
       const refused = await refusedSearch(alice, { q: "x", [name]: value });
       expect(refused.status).toBe(422);
       const issue = (refused.error.detail as { loc: string[]; msg: string }[])[0]!;

@@ -15,7 +15,9 @@ const PLACEHOLDERS = {
 describe.each(["none", "password"] as const)("gateway start-up with AUTH_BACKEND=%s", (auth) => {
   it.each(Object.entries(PLACEHOLDERS))("is refused with %s, with one message naming SECRET_KEY", async (_label, key) => {
     const started = startSystem({ label: "secretkey", services: ["gateway"], auth, env: { SECRET_KEY: key } });
-    await expect(started).rejects.toThrow(/SECRET_KEY: (is a published placeholder|shorter than 32 characters).*; set SECRET_KEY to a random value/);
+    await expect(started).rejects.toThrow(
+      /SECRET_KEY: (is a published placeholder|shorter than 32 characters).*; set SECRET_KEY to a random value/,
+    );
   });
 });
 

@@ -27,7 +27,10 @@ afterAll(async () => {
 });
 
 async function createHookedRoom(name: string): Promise<string> {
-  const res = await sys.as("alice")("/v1/rooms", { method: "POST", body: JSON.stringify({ name, webhook_url: "https://hooks.example.com/x", webhook_secret: SECRET }) });
+  const res = await sys.as("alice")("/v1/rooms", {
+    method: "POST",
+    body: JSON.stringify({ name, webhook_url: "https://hooks.example.com/x", webhook_secret: SECRET }),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { id: string }).id;
 }
@@ -73,7 +76,11 @@ describe("webhook secrets", () => {
 
   it("are not printed by scribe tail, even from events written before they left events", async () => {
     const id = "room-from-before";
-    const old = { type: "room.updated", id: crypto.randomUUID(), data: { id, webhook_secret: SECRET, ics_url: "https://user:hunter2@cal.example.com/feed.ics" } };
+    const old = {
+      type: "room.updated",
+      id: crypto.randomUUID(),
+      data: { id, webhook_secret: SECRET, ics_url: "https://user:hunter2@cal.example.com/feed.ics" },
+    };
     await bus.js.publish(bus.subject(eventSubject({ stream: "ROOMS", type: "room.updated" }, id)), JSON.stringify(old));
     const printed = await eventually(async () => {
       const all = [];

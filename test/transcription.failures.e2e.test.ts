@@ -26,7 +26,11 @@ let storage: StorageConfig;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "scribe-tfail-"));
   storage = StorageConfig.parse({ STORAGE_LOCAL_ROOT: root });
-  sys = await startSystem({ label: "tfail", services: ["recordings", "projection", "transcription", "gateway"], env: { STORAGE_LOCAL_ROOT: root } });
+  sys = await startSystem({
+    label: "tfail",
+    services: ["recordings", "projection", "transcription", "gateway"],
+    env: { STORAGE_LOCAL_ROOT: root },
+  });
   alice = sys.as("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
 }, 120_000);
@@ -40,9 +44,12 @@ async function ok(res: JsonResponse) {
   expect(res.status, await res.clone().text()).toBe(200);
   return res.json();
 }
-const errorOf = async (id: string) => (await sql<{ error: string | null; current_run_id: string | null }[]>`select error, current_run_id from transcript where id = ${id}`)[0]!;
+const errorOf = async (id: string) =>
+  (await sql<{ error: string | null; current_run_id: string | null }[]>`select error, current_run_id from transcript where id = ${id}`)[0]!;
 const transcriptOfRecording = (recordingId: string) =>
-  eventually(async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${recordingId}`)[0]?.id, { message: `transcript of ${recordingId}` });
+  eventually(async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${recordingId}`)[0]?.id, {
+    message: `transcript of ${recordingId}`,
+  });
 
 /** A platform recording of one speaker whose only track is corrupt; answers its transcript and track. */
 async function corruptTrackRecording(speaker: string): Promise<{ id: string; key: string; tracks: ReturnType<typeof openStorage> }> {
@@ -74,7 +81,23 @@ async function corruptTrackRecording(speaker: string): Promise<{ id: string; key
 
 /** `seconds` of digital silence as MP3: it has an audio stream, so the upload is accepted. */
 function silentMp3(seconds: number): Buffer {
-  return execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono", "-t", String(seconds), "-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3", "pipe:1"]);
+  return execFileSync("ffmpeg", [
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    "anullsrc=r=16000:cl=mono",
+    "-t",
+    String(seconds),
+    "-c:a",
+    "libmp3lame",
+    "-b:a",
+    "32k",
+    "-f",
+    "mp3",
+    "pipe:1",
+  ]);
 }
 
 const upload = (id: string, bytes: Buffer, filename: string) => uploadWhole(alice, id, bytes, filename);
@@ -114,23 +137,27 @@ describe("audio that cannot be transcribed", () => {
     2 * PROCESSING_MS + 30_000,
   );
 
-  it("shows run and step errors to the owner only", async () => {
-    const { id } = await corruptTrackRecording("Bea");
-    expect((await untilSettled(alice, id, PROCESSING_MS)).status).toBe("error");
-    await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ share_mode: "public" }) }));
+  it(
+    "shows run and step errors to the owner only",
+    async () => {
+      const { id } = await corruptTrackRecording("Bea");
+      expect((await untilSettled(alice, id, PROCESSING_MS)).status).toBe("error");
+      await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ share_mode: "public" }) }));
 
-    const mine = (await ok(await alice(`/v1/transcripts/${id}/runs`))).runs[0];
-    expect(mine.error).toMatch(/input is corrupt/);
-    expect(mine.steps.some((s: { last_error: string | null }) => s.last_error !== null)).toBe(true);
-    const bob = sys.as("bob");
-    const theirs = await eventually(async () => {
-      const res = await bob(`/v1/transcripts/${id}/runs`);
-      return res.status === 200 ? (await res.json()).runs[0] : null;
-    });
-    expect(theirs.status).toBe("failed");
-    expect(theirs.error).toBeNull();
-    expect(theirs.steps.map((s: { last_error: string | null }) => s.last_error).filter((e: string | null) => e !== null)).toEqual([]);
-  }, PROCESSING_MS + 30_000);
+      const mine = (await ok(await alice(`/v1/transcripts/${id}/runs`))).runs[0];
+      expect(mine.error).toMatch(/input is corrupt/);
+      expect(mine.steps.some((s: { last_error: string | null }) => s.last_error !== null)).toBe(true);
+      const bob = sys.as("bob");
+      const theirs = await eventually(async () => {
+        const res = await bob(`/v1/transcripts/${id}/runs`);
+        return res.status === 200 ? (await res.json()).runs[0] : null;
+      });
+      expect(theirs.status).toBe("failed");
+      expect(theirs.error).toBeNull();
+      expect(theirs.steps.map((s: { last_error: string | null }) => s.last_error).filter((e: string | null) => e !== null)).toEqual([]);
+    },
+    PROCESSING_MS + 30_000,
+  );
 
   it(
     "ends a platform recording with a corrupt track in error with the reason; process after the track is fixed ends it",

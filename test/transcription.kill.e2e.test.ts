@@ -70,7 +70,8 @@ interface StepRow {
   status: string;
   attempts: number;
 }
-const stepsOf = (runId: string) => sql<StepRow[]>`select step, item_index, status, attempts from workflow_steps where run_id = ${runId} and item_count is null order by id`;
+const stepsOf = (runId: string) =>
+  sql<StepRow[]>`select step, item_index, status, attempts from workflow_steps where run_id = ${runId} and item_count is null order by id`;
 const runsOf = (id: string) => sql<{ id: string; status: string }[]>`select id, status from workflow_runs where subject = ${id}`;
 
 describe("the transcription service killed during a multitrack run", () => {
@@ -113,7 +114,9 @@ describe("the transcription service killed during a multitrack run", () => {
       // Exactly one completion event, for this run; the transcript has its participants and words.
       const completed = await eventually(
         async () => {
-          const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id);
+          const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter(
+            (e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id,
+          );
           return evs.length > 0 ? evs : null;
         },
         { message: "transcript.completed published" },

@@ -28,7 +28,10 @@ let scratch: string;
 beforeAll(async () => {
   fx = await synthesizeMeeting(threeSpeakerPlanning);
   scratch = await mkdtemp(join(tmpdir(), "scribe-mt-e2e-"));
-  sys = await startPlatformSystem({ label: "mte2e", services: ["rooms", "meetings", "recordings", "transcription", "projection", "gateway"] });
+  sys = await startPlatformSystem({
+    label: "mte2e",
+    services: ["rooms", "meetings", "recordings", "transcription", "projection", "gateway"],
+  });
   alice = sys.as("alice");
 }, 120_000);
 afterAll(async () => {
@@ -64,7 +67,9 @@ describe("a 3-speaker platform meeting end to end", () => {
     id = await transcriptOfRoom(alice, rec.roomId);
     transcript = await untilSettled(alice, id, PROCESSING_MS);
     // Measured for the report (the suite asserts no timing).
-    console.info(`multitrack e2e: ${fx.truth.duration.toFixed(1)} s of meeting recorded and processed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.info(
+      `multitrack e2e: ${fx.truth.duration.toFixed(1)} s of meeting recorded and processed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   }, PROCESSING_MS + 60_000);
 
   it("ends, owned by the room owner, linked to the room and meeting, as long as the meeting", () => {
@@ -79,7 +84,11 @@ describe("a 3-speaker platform meeting end to end", () => {
   });
 
   it("attributes each word to the participant who spoke it, on the meeting's timeline", async () => {
-    const topics = (await ok(await alice(`/v1/transcripts/${id}/topics/with-words`))) as { title: string; summary: string; words: Word[] }[];
+    const topics = (await ok(await alice(`/v1/transcripts/${id}/topics/with-words`))) as {
+      title: string;
+      summary: string;
+      words: Word[];
+    }[];
     expect(topics.length).toBeGreaterThan(0);
     const words = topics.flatMap((t) => t.words);
     // Allow ASR errors: most of the script's words are recognised…
@@ -116,7 +125,9 @@ describe("a 3-speaker platform meeting end to end", () => {
     expect(transcript.long_summary).toEqual(expect.stringMatching(/\S/));
     // Action items are not part of GET /transcripts/{id} (api.md ambiguity 16): the download has them.
     const zip = await readZip(Buffer.from(await (await alice(`/v1/transcripts/${id}/download/zip`)).arrayBuffer()));
-    const meta = JSON.parse(zip.get("metadata.json")!.toString("utf8")) as { action_items: { decisions: unknown[]; next_steps: unknown[] } | null };
+    const meta = JSON.parse(zip.get("metadata.json")!.toString("utf8")) as {
+      action_items: { decisions: unknown[]; next_steps: unknown[] } | null;
+    };
     expect(meta.action_items).not.toBeNull();
     expect(meta.action_items!.decisions).toEqual(expect.any(Array));
     expect(meta.action_items!.next_steps).toEqual(expect.any(Array));

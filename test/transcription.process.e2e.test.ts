@@ -36,17 +36,25 @@ async function ok(res: JsonResponse) {
   expect(res.status, await res.clone().text()).toBe(200);
   return res.json();
 }
-const runOf = async (id: string) => (await sql<{ current_run_id: string | null }[]>`select current_run_id from transcript where id = ${id}`)[0]?.current_run_id ?? null;
-const runStatus = async (runId: string) => (await sql<{ status: string }[]>`select status from workflow_runs where id = ${runId}`)[0]?.status;
+const runOf = async (id: string) =>
+  (await sql<{ current_run_id: string | null }[]>`select current_run_id from transcript where id = ${id}`)[0]?.current_run_id ?? null;
+const runStatus = async (runId: string) =>
+  (await sql<{ status: string }[]>`select status from workflow_runs where id = ${runId}`)[0]?.status;
 const completions = async (id: string) =>
-  (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id).map((e) => e.data.run_id as string);
+  (await streamEvents(sys.prefix, "TRANSCRIPTS"))
+    .filter((e) => e.type === "transcript.completed" && (e.data.transcript as { id: string }).id === id)
+    .map((e) => e.data.run_id as string);
 
 async function uploaded(): Promise<string> {
   const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Upload" }) }));
   const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
   // The recordings service learns of the transcript from its event.
   await eventually(async () => {
-    const res = await alice(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
+    const res = await alice(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType },
+    });
     return res.status === 200;
   });
   return t.id;

@@ -31,7 +31,8 @@ interface Row {
   error: string | null;
   current_run_id: string | null;
 }
-const transcriptsOf = (recordingId: string) => sql<Row[]>`select id, status, error, current_run_id from transcript where recording_id = ${recordingId}`;
+const transcriptsOf = (recordingId: string) =>
+  sql<Row[]>`select id, status, error, current_run_id from transcript where recording_id = ${recordingId}`;
 const runsOf = async (id: string) => (await sql<{ id: string }[]>`select id from workflow_runs where subject = ${id}`).map((r) => r.id);
 
 /** A platform A recording whose track is not in storage: its run fails at the first step. */
@@ -41,7 +42,9 @@ function platformRecording(): RecordingReady {
     kind: "multitrack",
     source: "platform",
     bucket: "daily-recordings",
-    tracks: [{ key: "missing/track-1.webm", start_offset_seconds: 0, participant_id: "p-1", participant_name: "Ann", user_id: null, size: null }],
+    tracks: [
+      { key: "missing/track-1.webm", start_offset_seconds: 0, participant_id: "p-1", participant_name: "Ann", user_id: null, size: null },
+    ],
     file: null,
     transcript_id: null,
     meeting_id: randomUUID(),
@@ -68,9 +71,18 @@ describe("recording.ready from a video platform", () => {
       const res = await alice(`/v1/transcripts/${id}`);
       return res.status === 200 ? res.json() : null;
     });
-    expect(t).toMatchObject({ user_id: "alice", source_kind: "room", share_mode: "semi-private", room_id: rec.room_id, meeting_id: rec.meeting_id, name: "" });
+    expect(t).toMatchObject({
+      user_id: "alice",
+      source_kind: "room",
+      share_mode: "semi-private",
+      room_id: rec.room_id,
+      meeting_id: rec.meeting_id,
+      name: "",
+    });
     const lifecycle = await eventually(async () => {
-      const found = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => e.type === "transcript.lifecycle.changed" && e.data.transcript_id === id);
+      const found = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter(
+        (e) => e.type === "transcript.lifecycle.changed" && e.data.transcript_id === id,
+      );
       return found.length ? found : null;
     });
     expect(lifecycle.map((e) => e.data.action)).toEqual(["created"]);

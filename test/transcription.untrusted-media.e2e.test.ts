@@ -28,7 +28,11 @@ let bobsFile: { key: string; path: string };
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "scribe-untrusted-"));
   storage = StorageConfig.parse({ STORAGE_LOCAL_ROOT: root });
-  sys = await startSystem({ label: "untrusted", services: ["recordings", "projection", "transcription", "gateway"], env: { STORAGE_LOCAL_ROOT: root } });
+  sys = await startSystem({
+    label: "untrusted",
+    services: ["recordings", "projection", "transcription", "gateway"],
+    env: { STORAGE_LOCAL_ROOT: root },
+  });
   alice = sys.as("alice");
   bob = sys.as("bob");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
@@ -50,7 +54,8 @@ async function ok(res: JsonResponse) {
   return res.json();
 }
 
-const upload = (client: Client, id: string, bytes: Buffer, filename: string) => uploadWhole(client, id, bytes, filename, "application/octet-stream");
+const upload = (client: Client, id: string, bytes: Buffer, filename: string) =>
+  uploadWhole(client, id, bytes, filename, "application/octet-stream");
 
 const playlist = (entry: string) => Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:5,\n${entry}\n#EXT-X-ENDLIST\n`);
 
@@ -94,7 +99,9 @@ describe("an uploaded playlist never reads another user's audio", () => {
         participants: [{ participant_id: "p-eve", name: "Eve", user_id: null }],
       };
       await publish(sys.prefix, "recording.ready", rec);
-      const id = await eventually(async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${rec.recording_id}`)[0]?.id);
+      const id = await eventually(
+        async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${rec.recording_id}`)[0]?.id,
+      );
       const settled = await untilSettled(alice, id, PROCESSING_MS);
       expect(settled.status).toBe("error");
       const [row] = await sql<{ error: string | null }[]>`select error from transcript where id = ${id}`;

@@ -101,7 +101,12 @@ describe("GET /v1/transcripts/{id}", () => {
     const meetingId = randomUUID();
     const meeting = meetingState(meetingId, { id: room.id, name: room.name, owner: "alice" }, { version: 1 });
     await tw.publish("meeting.created", meeting);
-    await tw.publish("meeting.updated", { ...meeting, version: 2, daily_composed_video_s3_key: "daily/video.mp4", daily_composed_video_duration: 754 });
+    await tw.publish("meeting.updated", {
+      ...meeting,
+      version: 2,
+      daily_composed_video_s3_key: "daily/video.mp4",
+      daily_composed_video_duration: 754,
+    });
     // An older state arriving late changes nothing.
     await tw.publish("meeting.updated", { ...meeting, version: 1 });
     const t = await tw.create({ user_id: "alice", room_id: room.id, meeting_id: meetingId });
@@ -119,7 +124,9 @@ describe("GET /v1/transcripts/{id}", () => {
   it("carries the action items on the single-transcript answer only", async () => {
     const items = {
       decisions: [{ decision: "Move the launch to March", rationale: null, decided_by: "Jane Doe", decided_by_participant_id: "p2" }],
-      next_steps: [{ task: "Send the budget report", assigned_to: "John Smith", assigned_to_participant_id: "p1", deadline: "Friday", context: null }],
+      next_steps: [
+        { task: "Send the budget report", assigned_to: "John Smith", assigned_to_participant_id: "p1", deadline: "Friday", context: null },
+      ],
     };
     const t = await tw.create({ user_id: "alice", title: "With action items", action_items: items });
     await tw.applied(t.id);
@@ -131,7 +138,11 @@ describe("GET /v1/transcripts/{id}", () => {
 
   it("renders text-timestamped, webvtt-named and json", async () => {
     const read = (transcript_format: "text-timestamped" | "webvtt-named" | "json") =>
-      ok(sys.client("alice").GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format } } }));
+      ok(
+        sys
+          .client("alice")
+          .GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format } } }),
+      );
     expect((await read("text-timestamped")).transcript).toBe("[00:00] John Smith: Hello world.\n[01:05] Jane Doe: How are you?");
     const vtt = await read("webvtt-named");
     expect(vtt.transcript_format).toBe("webvtt-named");
@@ -330,7 +341,8 @@ describe("GET /v1/transcripts", () => {
   });
 
   it("serves the change feed by change_seq, deletions included with deleted_at", async () => {
-    const feedOf = async (from: number) => (await getJson(sys.as("lister"), `/v1/transcripts?sort_by=change_seq&change_seq_from=${from}&size=100`)).items;
+    const feedOf = async (from: number) =>
+      (await getJson(sys.as("lister"), `/v1/transcripts?sort_by=change_seq&change_seq_from=${from}&size=100`)).items;
     const all = await feedOf(0);
     const seqs = all.map((i: { change_seq: number }) => i.change_seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));

@@ -46,7 +46,8 @@ async function create(as: Client, body: Record<string, unknown> = {}) {
   return expectStatus(await as("/v1/transcripts", send("POST", { name: "Standup", ...body })), 200);
 }
 
-const transcriptOf = (e: { data: Record<string, unknown> }) => e.data.transcript_id ?? (e.data.transcript as { id?: string } | undefined)?.id;
+const transcriptOf = (e: { data: Record<string, unknown> }) =>
+  e.data.transcript_id ?? (e.data.transcript as { id?: string } | undefined)?.id;
 
 describe("POST /v1/transcripts", () => {
   const transcript = (transcript_id: string) => ({ params: { path: { transcript_id } } });
@@ -68,13 +69,19 @@ describe("POST /v1/transcripts", () => {
     });
     expect(t).not.toHaveProperty("topics");
     expect(t).not.toHaveProperty("events");
-    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}", transcript(t.id)))).toMatchObject({ id: t.id, name: "Standup", status: "idle" });
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}", transcript(t.id)))).toMatchObject({
+      id: t.id,
+      name: "Standup",
+      status: "idle",
+    });
     const list = await ok(api.alice.GET("/v1/transcripts"));
     expect(list.items.map((i) => i.id)).toContain(t.id);
   });
 
   it("takes the languages and source kind given, and source_kind null as live", async () => {
-    const t = await ok(api.alice.POST("/v1/transcripts", { body: { name: "x", source_language: "fr", target_language: "de", source_kind: "file" } }));
+    const t = await ok(
+      api.alice.POST("/v1/transcripts", { body: { name: "x", source_language: "fr", target_language: "de", source_kind: "file" } }),
+    );
     expect(t).toMatchObject({ source_language: "fr", target_language: "de", source_kind: "file" });
     expect(await ok(api.alice.POST("/v1/transcripts", { body: { name: "x", source_kind: null } }))).toMatchObject({ source_kind: "live" });
   });
@@ -93,8 +100,19 @@ describe("PATCH /v1/transcripts/{id}", () => {
 
   it("writes exactly the fields given and answers the updated transcript", async () => {
     const t = await create(alice);
-    const patched = await ok(patch(api.alice, t.id, { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true }));
-    expect(patched).toMatchObject({ id: t.id, name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true, share_mode: "private" });
+    const patched = await ok(
+      patch(api.alice, t.id, { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true }),
+    );
+    expect(patched).toMatchObject({
+      id: t.id,
+      name: "Renamed",
+      locked: true,
+      title: "Weekly",
+      short_summary: "s",
+      long_summary: "l",
+      reviewed: true,
+      share_mode: "private",
+    });
     expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: t.id } } }))).toMatchObject({
       name: "Renamed",
       locked: true,
@@ -119,12 +137,23 @@ describe("PATCH /v1/transcripts/{id}", () => {
     await sql`insert into gateway.users (id, provider_uid, email, email_verified, created_at, updated_at)
       values ('victim', 'idp|victim', 'victim@example.org', true, ${now}, ${now}) on conflict do nothing`;
     const t = await create(alice);
-    const res = await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }, { name: "V", speaker: 1, user_id: "victim" }] }));
+    const res = await alice(
+      `/v1/transcripts/${t.id}`,
+      send("PATCH", {
+        participants: [
+          { name: "Me", speaker: 0, user_id: "alice" },
+          { name: "V", speaker: 1, user_id: "victim" },
+        ],
+      }),
+    );
     expect(res.status).toBe(422);
     expect((await res.json()).detail).toEqual([expect.objectContaining({ loc: ["body", "participants", 1, "user_id"] })]);
     const read = await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200);
     expect(JSON.stringify(read)).not.toContain("victim@example.org");
-    const linked = await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }] })), 200);
+    const linked = await expectStatus(
+      await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }] })),
+      200,
+    );
     expect(linked.participants).toEqual([expect.objectContaining({ name: "Me", user_id: "alice" })]);
   });
 
@@ -141,9 +170,13 @@ describe("PATCH /v1/transcripts/{id}", () => {
   it("is the owner's: 401 anonymous, 403 for a reader who is not the owner, 404 unknown", async () => {
     const t = await create(alice);
     expect((await anon(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" }))).status).toBe(401);
-    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({ detail: "Transcript access denied" });
+    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({
+      detail: "Transcript access denied",
+    });
     await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { share_mode: "semi-private" })), 200);
-    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({ detail: "Not authorized" });
+    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({
+      detail: "Not authorized",
+    });
     expect((await alice(`/v1/transcripts/${randomUUID()}`, send("PATCH", { name: "x" }))).status).toBe(404);
   });
 });
@@ -151,8 +184,12 @@ describe("PATCH /v1/transcripts/{id}", () => {
 describe("delete, restore, destroy", () => {
   it("soft-deletes (idempotent), restores, and destroys only after a soft delete", async () => {
     const t = await create(alice);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 400)).toEqual({ detail: "Transcript is not deleted" });
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 400)).toEqual({ detail: "Transcript must be soft-deleted first" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 400)).toEqual({
+      detail: "Transcript is not deleted",
+    });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 400)).toEqual({
+      detail: "Transcript must be soft-deleted first",
+    });
     expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
     expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
     const [first] = await sql<{ deleted_at: Date }[]>`select deleted_at from transcript where id = ${t.id}`;
@@ -168,7 +205,9 @@ describe("delete, restore, destroy", () => {
     await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
     // The owner's user socket hears of it: created, deleted (once), restored, deleted.
     const lifecycle = await eventually(async () => {
-      const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter((e) => transcriptOf(e) === t.id && e.type === "transcript.lifecycle.changed");
+      const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter(
+        (e) => transcriptOf(e) === t.id && e.type === "transcript.lifecycle.changed",
+      );
       return evs.length === 4 ? evs : null;
     });
     expect(lifecycle.map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
@@ -201,10 +240,12 @@ describe("participants", () => {
     const t = await create(alice);
     const transcript = { path: { transcript_id: t.id } };
     const one = (participant_id: string) => ({ params: { path: { transcript_id: t.id, participant_id } } });
-    const add = (body: Schemas["CreateParticipant"]) => api.alice.POST("/v1/transcripts/{transcript_id}/participants", { params: transcript, body });
+    const add = (body: Schemas["CreateParticipant"]) =>
+      api.alice.POST("/v1/transcripts/{transcript_id}/participants", { params: transcript, body });
     const update = (participant_id: string, body: Schemas["UpdateParticipant"]) =>
       api.alice.PATCH("/v1/transcripts/{transcript_id}/participants/{participant_id}", { ...one(participant_id), body });
-    const remove = (participant_id: string) => api.alice.DELETE("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(participant_id));
+    const remove = (participant_id: string) =>
+      api.alice.DELETE("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(participant_id));
 
     const p1 = await ok(add({ name: "Ann" }));
     expect(p1).toEqual({ id: expect.any(String), name: "Ann", speaker: null });
@@ -214,7 +255,11 @@ describe("participants", () => {
     expect((await ok(api.alice.GET("/v1/transcripts/{transcript_id}", { params: transcript }))).participants).toHaveLength(2);
 
     expect(await ok(update(p1.id, { name: "Anna" }))).toEqual({ id: p1.id, name: "Anna", speaker: null });
-    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(p1.id)))).toEqual({ id: p1.id, name: "Anna", speaker: null });
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants/{participant_id}", one(p1.id)))).toEqual({
+      id: p1.id,
+      name: "Anna",
+      speaker: null,
+    });
     const taken = await update(p1.id, { speaker: 1 });
     expect(taken.response.status).toBe(400);
     expect(taken.error).toEqual({ detail: "Speaker already assigned" });
@@ -235,14 +280,18 @@ describe("participants", () => {
       }),
     );
     expect(updated).toEqual({ id: p.id, name: "Dee", speaker: 3 });
-    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants", { params }))).toEqual([{ id: p.id, name: "Dee", speaker: 3 }]);
+    expect(await ok(api.alice.GET("/v1/transcripts/{transcript_id}/participants", { params }))).toEqual([
+      { id: p.id, name: "Dee", speaker: 3 },
+    ]);
   });
 
   it("EDIT: anyone signed in on an anonymous transcript, only the owner otherwise; 401 anonymous", async () => {
     const mine = await create(alice);
     const params = { path: { transcript_id: mine.id } };
     expect((await api.bob.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(403);
-    expect((await api.anon.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(401);
+    expect((await api.anon.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(
+      401,
+    );
   });
 });
 
@@ -254,39 +303,84 @@ describe("speakers", () => {
     await sql`update transcript set current_run_id = 'test-run' where id = ${id}`;
     const w = (text: string, start: number) => ({ text, start, end: start + 1, speaker: 0 });
     const topics: TopicRecord[] = [
-      { id: randomUUID(), title: "A", summary: "a", timestamp: 0, duration: null, transcript: null, words: [w("Hello", 0), w(" there.", 1)] },
-      { id: randomUUID(), title: "B", summary: "b", timestamp: 2, duration: null, transcript: null, words: [w("How", 2), w(" are you?", 3)] },
+      {
+        id: randomUUID(),
+        title: "A",
+        summary: "a",
+        timestamp: 0,
+        duration: null,
+        transcript: null,
+        words: [w("Hello", 0), w(" there.", 1)],
+      },
+      {
+        id: randomUUID(),
+        title: "B",
+        summary: "b",
+        timestamp: 2,
+        duration: null,
+        transcript: null,
+        words: [w("How", 2), w(" are you?", 3)],
+      },
     ];
     expect(await new DbTranscriptPort(sql, createLogger("test", "silent")).replaceTopics(id, "test-run", topics)).toBe(true);
     await eventually(async () => (await expectStatus(await alice(`/v1/transcripts/${id}/topics`), 200)).length === 2);
   });
   const speakersOf = async () =>
-    ((await expectStatus(await alice(`/v1/transcripts/${id}/topics/with-words`), 200)) as { words: { speaker: number }[] }[]).map((t) => t.words.map((w) => w.speaker));
+    ((await expectStatus(await alice(`/v1/transcripts/${id}/topics/with-words`), 200)) as { words: { speaker: number }[] }[]).map((t) =>
+      t.words.map((w) => w.speaker),
+    );
 
   it("assigns a speaker to the words in a time range, across topics, and merges speakers", async () => {
-    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 })), 200)).toEqual({ status: "ok" });
-    expect(await speakersOf()).toEqual([[0, 2], [2, 0]]);
-    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 2, speaker_to: 0 })), 200)).toEqual({ status: "ok" });
-    expect(await speakersOf()).toEqual([[0, 0], [0, 0]]);
+    expect(
+      await expectStatus(
+        await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 })),
+        200,
+      ),
+    ).toEqual({ status: "ok" });
+    expect(await speakersOf()).toEqual([
+      [0, 2],
+      [2, 0],
+    ]);
+    expect(
+      await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 2, speaker_to: 0 })), 200),
+    ).toEqual({ status: "ok" });
+    expect(await speakersOf()).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
   });
 
   it("assigns by participant, giving a speaker-less participant the lowest unused speaker", async () => {
     const p = await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Pat" })), 200);
-    await expectStatus(await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { participant: p.id, timestamp_from: 0, timestamp_to: 1 })), 200);
+    await expectStatus(
+      await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { participant: p.id, timestamp_from: 0, timestamp_to: 1 })),
+      200,
+    );
     expect(await expectStatus(await alice(`/v1/transcripts/${id}/participants/${p.id}`), 200)).toMatchObject({ speaker: 1 });
-    expect(await speakersOf()).toEqual([[1, 1], [0, 0]]);
+    expect(await speakersOf()).toEqual([
+      [1, 1],
+      [0, 0],
+    ]);
     const t = await expectStatus(await alice(`/v1/transcripts/${id}?transcript_format=text`), 200);
     expect(t.transcript).toContain("Pat: Hello there.");
   });
 
   it("refuses neither/both (400), unknown participants (404) and merging two participants' speakers (400)", async () => {
     const assign = (body: unknown) => alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", body));
-    expect(await expectStatus(await assign({ timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({ detail: "Either speaker or participant must be provided" });
-    expect(await expectStatus(await assign({ speaker: 1, participant: "x", timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({ detail: "Only one of speaker or participant must be provided" });
-    expect(await expectStatus(await assign({ participant: "no-such", timestamp_from: 0, timestamp_to: 1 }), 404)).toEqual({ detail: "Participant not found" });
+    expect(await expectStatus(await assign({ timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({
+      detail: "Either speaker or participant must be provided",
+    });
+    expect(await expectStatus(await assign({ speaker: 1, participant: "x", timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({
+      detail: "Only one of speaker or participant must be provided",
+    });
+    expect(await expectStatus(await assign({ participant: "no-such", timestamp_from: 0, timestamp_to: 1 }), 404)).toEqual({
+      detail: "Participant not found",
+    });
     await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Zed", speaker: 5 })), 200);
     await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Yan", speaker: 6 })), 200);
-    expect(await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 5, speaker_to: 6 })), 400)).toEqual({
+    expect(
+      await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 5, speaker_to: 6 })), 400),
+    ).toEqual({
       detail: "Both speakers are assigned to participants",
     });
     expect((await bob(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 0, speaker_to: 1 }))).status).toBe(403);
@@ -296,9 +390,13 @@ describe("speakers", () => {
 describe("process", () => {
   it("refuses a transcript with nothing to process, and a locked one", async () => {
     const t = await create(alice);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({ detail: "Recording is not ready for processing" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({
+      detail: "Recording is not ready for processing",
+    });
     await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { locked: true })), 200);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({ detail: "Recording is locked" });
+    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({
+      detail: "Recording is locked",
+    });
     expect((await bob(`/v1/transcripts/${t.id}/process`, send("POST"))).status).toBe(403);
   });
 });

@@ -52,7 +52,15 @@ beforeAll(async () => {
   });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 180_000);
 
@@ -90,7 +98,9 @@ describe("the web app served by the gateway", () => {
   it("signs in, lists the user's transcript, finds it by search, opens it, edits its title and renames a speaker", async () => {
     const { page, problems } = await watchedPage();
     await signIn(page);
-    const token = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("scribe.token"));
+    const token = await page.evaluate(() =>
+      (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("scribe.token"),
+    );
     const created = await fetch(`${sys.baseUrl}/v1/transcripts`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -113,10 +123,13 @@ describe("the web app served by the gateway", () => {
 
     // The search index follows the transcript's events: wait until it has the title, then load the list.
     await expect
-      .poll(async () => {
-        const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=`, { headers: { authorization: `Bearer ${token}` } });
-        return ((await res.json()) as { results: { id: string; title: string | null }[] }).results.find((r) => r.id === id)?.title;
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=`, { headers: { authorization: `Bearer ${token}` } });
+          return ((await res.json()) as { results: { id: string; title: string | null }[] }).results.find((r) => r.id === id)?.title;
+        },
+        { timeout: 30_000 },
+      )
       .toBe("Quarterly planning");
     await page.goto(`${sys.baseUrl}/transcripts`);
     const item = page.locator(`article[data-transcript-id="${id}"]`);

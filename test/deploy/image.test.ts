@@ -75,7 +75,13 @@ describe("the image's runtime tree", () => {
 
   it("holds production dependencies only, without the simulators or development tools", () => {
     expect(existsSync(join(tree, "packages/cli/node_modules/tsx"))).toBe(true);
-    for (const devOnly of ["packages/simulators", "packages/cli/node_modules/@scribe/simulators", "node_modules/.pnpm/node_modules/vitest", "node_modules/.pnpm/node_modules/typescript", "node_modules/.pnpm/node_modules/vite"]) {
+    for (const devOnly of [
+      "packages/simulators",
+      "packages/cli/node_modules/@scribe/simulators",
+      "node_modules/.pnpm/node_modules/vitest",
+      "node_modules/.pnpm/node_modules/typescript",
+      "node_modules/.pnpm/node_modules/vite",
+    ]) {
       expect(existsSync(join(tree, devOnly)), devOnly).toBe(false);
     }
   });
@@ -101,7 +107,11 @@ describe("the image's runtime tree", () => {
       { timeoutMs: 60_000, message: "the gateway started from the image tree never became ready" },
     );
     expect(ready.status).toBe(200);
-    const login = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const login = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(login.status).toBe(422);
     const webApp = await fetch(`http://127.0.0.1:${port}/`);
     expect(webApp.status).toBe(200);

@@ -70,31 +70,33 @@ export async function startFeedServer(): Promise<FeedServer> {
   const routes = new Map<string, FeedRoute>();
   const log: FeedRequest[] = [];
   const waiters: { path: string; count: number; resolve: () => void }[] = [];
-  const server: Server = createServer(asyncListener(async (req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
-    const entry: FeedRequest = {
-      path,
-      ifNoneMatch: req.headers["if-none-match"] ?? null,
-      userAgent: req.headers["user-agent"] ?? null,
-      answered: 0,
-    };
-    log.push(entry);
-    for (const w of waiters.filter((w) => log.filter((r) => r.path === w.path).length >= w.count)) w.resolve();
-    const route = routes.get(path);
-    if (!route) return void res.writeHead(404).end("no such feed");
-    if (route.gate) await route.gate;
-    const headers: Record<string, string> = { "content-type": "text/calendar; charset=utf-8" };
-    if (route.etag !== false) {
-      const tag = etagOf(route.body);
-      headers.etag = tag;
-      if (entry.ifNoneMatch === tag) {
-        entry.answered = 304;
-        return void res.writeHead(304, headers).end();
+  const server: Server = createServer(
+    asyncListener(async (req, res) => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      const entry: FeedRequest = {
+        path,
+        ifNoneMatch: req.headers["if-none-match"] ?? null,
+        userAgent: req.headers["user-agent"] ?? null,
+        answered: 0,
+      };
+      log.push(entry);
+      for (const w of waiters.filter((w) => log.filter((r) => r.path === w.path).length >= w.count)) w.resolve();
+      const route = routes.get(path);
+      if (!route) return void res.writeHead(404).end("no such feed");
+      if (route.gate) await route.gate;
+      const headers: Record<string, string> = { "content-type": "text/calendar; charset=utf-8" };
+      if (route.etag !== false) {
+        const tag = etagOf(route.body);
+        headers.etag = tag;
+        if (entry.ifNoneMatch === tag) {
+          entry.answered = 304;
+          return void res.writeHead(304, headers).end();
+        }
       }
-    }
-    entry.answered = route.status ?? 200;
-    res.writeHead(entry.answered, headers).end(route.body);
-  }));
+      entry.answered = route.status ?? 200;
+      res.writeHead(entry.answered, headers).end(route.body);
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {

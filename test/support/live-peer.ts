@@ -25,7 +25,9 @@ const waitFor = <T>(subscribe: (done: (v: T) => void) => void) => new Promise<T>
 
 /** Connects to Scribe for transcript `id`; rejects with the HTTP answer when the offer is refused. */
 export async function connectLivePeer(client: Client, id: string): Promise<LivePeer> {
-  const pc = new RTCPeerConnection({ codecs: { audio: [new RTCRtpCodecParameters({ mimeType: "audio/opus", clockRate: 48_000, channels: 2 })] } });
+  const pc = new RTCPeerConnection({
+    codecs: { audio: [new RTCRtpCodecParameters({ mimeType: "audio/opus", clockRate: 48_000, channels: 2 })] },
+  });
   const track = new MediaStreamTrack({ kind: "audio" });
   pc.addTransceiver(track, { direction: "sendonly" });
   const channel = pc.createDataChannel("control");

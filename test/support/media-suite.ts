@@ -63,12 +63,18 @@ export function mediaSuite(driver: "local" | "s3"): void {
   });
 
   /** Publish a transcript state (as the transcription service would) and wait until it is applied. */
-  async function putTranscript(overrides: Partial<TranscriptState> = {}, type: "transcript.created" | "transcript.updated" = "transcript.created") {
+  async function putTranscript(
+    overrides: Partial<TranscriptState> = {},
+    type: "transcript.created" | "transcript.updated" = "transcript.created",
+  ) {
     const state = transcriptState(overrides.id ?? randomUUID(), overrides);
     await publish(sys.prefix, type, state);
-    await eventually(async () => (await db`select 1 from recordings.transcript where id = ${state.id} and version >= ${state.version}`).length > 0, {
-      message: `transcript ${state.id} v${state.version} applied`,
-    });
+    await eventually(
+      async () => (await db`select 1 from recordings.transcript where id = ${state.id} and version >= ${state.version}`).length > 0,
+      {
+        message: `transcript ${state.id} v${state.version} applied`,
+      },
+    );
     return state;
   }
 
@@ -333,7 +339,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
       expect(lines).toEqual([`deleted ${DAILY}/${tracks[1]!.key}`]);
       expect(await exists(DAILY, tracks[1]!.key)).toBe(false);
       expect(await exists(DAILY, tracks[0]!.key)).toBe(true);
-      await expect(recordingsCommand(sys.env, ["delete-video", "no-such-recording"], () => {})).rejects.toMatchObject({ kind: "not_found" });
+      await expect(recordingsCommand(sys.env, ["delete-video", "no-such-recording"], () => {})).rejects.toMatchObject({
+        kind: "not_found",
+      });
     });
 
     it("hands platform B's single file on as a file recording", async () => {
@@ -344,7 +352,14 @@ export function mediaSuite(driver: "local" | "s3"): void {
         const events = await readyEvents(ev.recording_id);
         return events.length ? events : null;
       });
-      expect(ready!.data).toMatchObject({ kind: "file", source: "platform", bucket: WHEREBY, file: { key, size: 3 }, tracks: [], platform: "whereby" });
+      expect(ready!.data).toMatchObject({
+        kind: "file",
+        source: "platform",
+        bucket: WHEREBY,
+        file: { key, size: 3 },
+        tracks: [],
+        platform: "whereby",
+      });
     });
 
     it("gives a presigned URL of the meeting's composed video only when the room stores video", async () => {
@@ -357,7 +372,13 @@ export function mediaSuite(driver: "local" | "s3"): void {
 
       const key = `composed/${meetingId}.mp4`;
       await bucket(DAILY).put(key, "composed video bytes");
-      await available({ meeting_id: meetingId, kind: "composed_video", file: { key, size: 20 }, store_video: true, duration_seconds: 120.4 });
+      await available({
+        meeting_id: meetingId,
+        kind: "composed_video",
+        file: { key, size: 20 },
+        store_video: true,
+        duration_seconds: 120.4,
+      });
       const res = await eventually(async () => {
         const r = await alice(`/v1/transcripts/${t.id}/video/url`);
         return r.status === 200 ? r : null;
@@ -382,8 +403,15 @@ export function mediaSuite(driver: "local" | "s3"): void {
       const dropped = randomUUID();
       const droppedT = await putTranscript({ user_id: "alice", meeting_id: dropped });
       await bucket(DAILY).put(`composed/${dropped}.mp4`, "x");
-      await available({ meeting_id: dropped, kind: "composed_video", file: { key: `composed/${dropped}.mp4`, size: 1 }, store_video: false });
-      await eventually(async () => !(await exists(DAILY, `composed/${dropped}.mp4`)), { message: "composed video without store_video deleted" });
+      await available({
+        meeting_id: dropped,
+        kind: "composed_video",
+        file: { key: `composed/${dropped}.mp4`, size: 1 },
+        store_video: false,
+      });
+      await eventually(async () => !(await exists(DAILY, `composed/${dropped}.mp4`)), {
+        message: "composed video without store_video deleted",
+      });
       expect((await alice(`/v1/transcripts/${droppedT.id}/video/url`)).status).toBe(404);
     });
   });
@@ -395,32 +423,87 @@ export function mediaSuite(driver: "local" | "s3"): void {
       for (const [i, k] of tracks.entries()) await bucket(DAILY).put(k, `track ${i}`);
       const ev = await available({
         meeting_id: meetingId,
-        tracks: tracks.map((key, i) => ({ key, kind: "audio" as const, start_offset_seconds: i, participant_id: `p${i}`, participant_name: null, user_id: null, size: 7 })),
+        tracks: tracks.map((key, i) => ({
+          key,
+          kind: "audio" as const,
+          start_offset_seconds: i,
+          participant_id: `p${i}`,
+          participant_name: null,
+          user_id: null,
+          size: 7,
+        })),
       });
       await bucket(DAILY).put(`zip-${meetingId}/composed.mp4`, "video!");
-      await available({ meeting_id: meetingId, kind: "composed_video", file: { key: `zip-${meetingId}/composed.mp4`, size: 6 }, store_video: true });
-      const t = await putTranscript({ user_id: "alice", share_mode: "public", meeting_id: meetingId, recording_id: ev.recording_id, title: "Weekly", duration: 42000 });
+      await available({
+        meeting_id: meetingId,
+        kind: "composed_video",
+        file: { key: `zip-${meetingId}/composed.mp4`, size: 6 },
+        store_video: true,
+      });
+      const t = await putTranscript({
+        user_id: "alice",
+        share_mode: "public",
+        meeting_id: meetingId,
+        recording_id: ev.recording_id,
+        title: "Weekly",
+        duration: 42000,
+      });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(t.id), AUDIO);
-      const topic = { id: "t1", title: "Budget", summary: "About money", timestamp: 0, duration: 5, transcript: "hello", words: [{ text: "hello", start: 0, end: 0.5, speaker: 0 }] };
+      const topic = {
+        id: "t1",
+        title: "Budget",
+        summary: "About money",
+        timestamp: 0,
+        duration: 5,
+        transcript: "hello",
+        words: [{ text: "hello", start: 0, end: 0.5, speaker: 0 }],
+      };
       await publish(sys.prefix, "transcript.topic.upserted", { transcript_id: t.id, version: 2, position: 0, topic });
       await eventually(async () => (await db`select 1 from recordings.transcript_topic where transcript_id = ${t.id}`).length === 1);
-      await eventually(async () => (await db`select 1 from recordings.recording where kind = 'composed_video' and meeting_id = ${meetingId}`).length === 1);
+      await eventually(
+        async () => (await db`select 1 from recordings.recording where kind = 'composed_video' and meeting_id = ${meetingId}`).length === 1,
+      );
 
       const res = await alice(`/v1/transcripts/${t.id}/download/zip`);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/zip");
       expect(res.headers.get("content-disposition")).toBe(`attachment; filename=transcript_${t.id.split("-")[0]}.zip`);
       const zip = await readZip(await bytesOf(res));
-      expect([...zip.keys()].sort()).toEqual(["audio.mp3", "cloud_video.mp4", "metadata.json", "tracks/alice-cam-audio.webm", "tracks/bob-cam-audio.webm"]);
+      expect([...zip.keys()].sort()).toEqual([
+        "audio.mp3",
+        "cloud_video.mp4",
+        "metadata.json",
+        "tracks/alice-cam-audio.webm",
+        "tracks/bob-cam-audio.webm",
+      ]);
       expect(Buffer.compare(zip.get("audio.mp3")!, AUDIO)).toBe(0);
       expect(zip.get("tracks/bob-cam-audio.webm")!.toString()).toBe("track 1");
       expect(zip.get("cloud_video.mp4")!.toString()).toBe("video!");
       const meta = JSON.parse(zip.get("metadata.json")!.toString());
       expect(Object.keys(meta)).toEqual([
-        "id", "title", "created_at", "duration", "source_language", "target_language", "short_summary", "long_summary",
-        "topics", "participants", "action_items", "webvtt", "recording_id", "meeting_id",
+        "id",
+        "title",
+        "created_at",
+        "duration",
+        "source_language",
+        "target_language",
+        "short_summary",
+        "long_summary",
+        "topics",
+        "participants",
+        "action_items",
+        "webvtt",
+        "recording_id",
+        "meeting_id",
       ]);
-      expect(meta).toMatchObject({ id: t.id, title: "Weekly", duration: 42000, recording_id: ev.recording_id, meeting_id: meetingId, topics: [topic] });
+      expect(meta).toMatchObject({
+        id: t.id,
+        title: "Weekly",
+        duration: 42000,
+        recording_id: ev.recording_id,
+        meeting_id: meetingId,
+        topics: [topic],
+      });
       expect(zip.get("metadata.json")!.toString()).toContain('\n  "title": "Weekly"');
 
       // Files that went missing from storage, and audio deleted for consent, are left out.
@@ -454,17 +537,35 @@ export function mediaSuite(driver: "local" | "s3"): void {
       // Bystanders: another meeting's recording and another transcript's audio.
       const otherKey = `other-${meetingId}/a.webm`;
       await bucket(DAILY).put(otherKey, "y");
-      const other = await available({ tracks: [{ key: otherKey, kind: "audio", start_offset_seconds: 0, participant_id: "9", participant_name: null, user_id: null, size: 1 }] });
+      const other = await available({
+        tracks: [
+          { key: otherKey, kind: "audio", start_offset_seconds: 0, participant_id: "9", participant_name: null, user_id: null, size: 1 },
+        ],
+      });
       const t = await putTranscript({ user_id: null, meeting_id: meetingId, recording_id: ev.recording_id });
       const bystander = await putTranscript({ user_id: null });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(t.id), AUDIO);
       await bucket(TRANSCRIPTS).put(transcriptKeys.waveform(t.id), "[1]");
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(bystander.id), AUDIO);
-      await eventually(async () => (await db`select 1 from recordings.recording where id = ${other.recording_id} or meeting_id = ${meetingId}`).length === 3);
+      await eventually(
+        async () =>
+          (await db`select 1 from recordings.recording where id = ${other.recording_id} or meeting_id = ${meetingId}`).length === 3,
+      );
 
-      await expect(rpcCall(bus, recordingsOps.deleteMedia, { caller: { userId: "alice", email: null, via: "bearer" }, transcript_id: t.id, parts: ["tracks"], reason: "consent" })).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(
+        rpcCall(bus, recordingsOps.deleteMedia, {
+          caller: { userId: "alice", email: null, via: "bearer" },
+          transcript_id: t.id,
+          parts: ["tracks"],
+          reason: "consent",
+        }),
+      ).rejects.toMatchObject({ kind: "forbidden" });
 
-      const result = await internal(recordingsOps.deleteMedia, { transcript_id: t.id, parts: ["tracks", "mixdown", "video", "upload"], reason: "retention" });
+      const result = await internal(recordingsOps.deleteMedia, {
+        transcript_id: t.id,
+        parts: ["tracks", "mixdown", "video", "upload"],
+        reason: "retention",
+      });
       const expected = [
         { bucket: DAILY, key: keys.a1, part: "tracks" },
         { bucket: DAILY, key: keys.v1, part: "video" },
@@ -483,7 +584,11 @@ export function mediaSuite(driver: "local" | "s3"): void {
       expect(view.files.every((f) => f.deleted_reason === "retention" && f.deleted_at !== null)).toBe(true);
 
       // Idempotent: the same call again deletes nothing more and reports the same files.
-      const again = await internal(recordingsOps.deleteMedia, { transcript_id: t.id, parts: ["tracks", "mixdown", "video", "upload"], reason: "retention" });
+      const again = await internal(recordingsOps.deleteMedia, {
+        transcript_id: t.id,
+        parts: ["tracks", "mixdown", "video", "upload"],
+        reason: "retention",
+      });
       expect(sort(again.deleted)).toEqual(sort(expected));
     });
   });
@@ -510,7 +615,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
       const key = transcriptKeys.upload(t.id, "mp3");
       expect(Buffer.compare(await readSmallObject(bucket(TRANSCRIPTS), key), speech)).toBe(0);
       expect(await keysUnder(TRANSCRIPTS, `${t.id}/`)).toEqual([key]);
-      const ready = await eventually(async () => (await streamEvents(sys.prefix, "RECORDINGS")).find((e) => e.type === "recording.ready" && e.data.transcript_id === t.id));
+      const ready = await eventually(async () =>
+        (await streamEvents(sys.prefix, "RECORDINGS")).find((e) => e.type === "recording.ready" && e.data.transcript_id === t.id),
+      );
       expect(ready.data).toMatchObject({
         kind: "file",
         source: "upload",
@@ -542,14 +649,21 @@ export function mediaSuite(driver: "local" | "s3"): void {
         });
         req.on("error", () => resolve());
         req.write(`--${boundary}\r\nContent-Disposition: form-data; name="chunk"; filename="a.mp3"\r\n\r\n`);
-        req.write(Buffer.alloc(256 * 1024, 1), () => setImmediate(() => {
-          req.destroy();
-          resolve();
-        }));
+        req.write(Buffer.alloc(256 * 1024, 1), () =>
+          setImmediate(() => {
+            req.destroy();
+            resolve();
+          }),
+        );
       });
-      await eventually(async () => (await keysUnder(TRANSCRIPTS, `${t.id}/`)).length === 0 && (await db`select 1 from recordings.upload_chunk where transcript_id = ${t.id}`).length === 0, {
-        message: "nothing left of the aborted chunk",
-      });
+      await eventually(
+        async () =>
+          (await keysUnder(TRANSCRIPTS, `${t.id}/`)).length === 0 &&
+          (await db`select 1 from recordings.upload_chunk where transcript_id = ${t.id}`).length === 0,
+        {
+          message: "nothing left of the aborted chunk",
+        },
+      );
       const res = await uploadChunk(alice, t.id, 0, 1, "meeting.mp3", speechMp3());
       expect(res.status).toBe(200);
     });

@@ -83,7 +83,12 @@ export function readZip(buf: Buffer): Promise<Map<string, Buffer>> {
 }
 
 /** A multipart/form-data body with one file field, as browsers send it. */
-export function multipart(field: string, filename: string, bytes: Buffer, type = "application/octet-stream"): { body: Buffer; contentType: string } {
+export function multipart(
+  field: string,
+  filename: string,
+  bytes: Buffer,
+  type = "application/octet-stream",
+): { body: Buffer; contentType: string } {
   const boundary = `----scribe${createHash("md5").update(bytes).digest("hex").slice(0, 12)}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
@@ -96,10 +101,20 @@ export function multipart(field: string, filename: string, bytes: Buffer, type =
  * Upload `bytes` as one chunk. The recordings service learns of a new transcript from its event,
  * so a 404 is retried until it knows it; any other answer is returned.
  */
-export function uploadWhole(client: Client, transcriptId: string, bytes: Buffer, filename: string, type = "audio/mpeg"): Promise<JsonResponse> {
+export function uploadWhole(
+  client: Client,
+  transcriptId: string,
+  bytes: Buffer,
+  filename: string,
+  type = "audio/mpeg",
+): Promise<JsonResponse> {
   const { body, contentType } = multipart("chunk", filename, bytes, type);
   return eventually(async () => {
-    const res = await client(`/v1/transcripts/${transcriptId}/record/upload?chunk_number=0&total_chunks=1`, { method: "POST", body, headers: { "content-type": contentType } });
+    const res = await client(`/v1/transcripts/${transcriptId}/record/upload?chunk_number=0&total_chunks=1`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType },
+    });
     return res.status === 404 ? null : res;
   });
 }

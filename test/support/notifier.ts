@@ -35,7 +35,9 @@ export async function notifierCaughtUp(sys: TestSystem, stream: "ROOMS" | "MEETI
 export async function outboxesDrained(sys: TestSystem): Promise<void> {
   const db = connectDb(sys.db.url, { schema: "public", max: 1, applicationName: "outbox-check" });
   try {
-    const schemas = (await db<{ schema: string }[]>`select table_schema as schema from information_schema.tables where table_name = 'outbox'`).map((r) => r.schema);
+    const schemas = (
+      await db<{ schema: string }[]>`select table_schema as schema from information_schema.tables where table_name = 'outbox'`
+    ).map((r) => r.schema);
     await eventually(
       async () => {
         for (const schema of schemas) {
@@ -52,7 +54,14 @@ export async function outboxesDrained(sys: TestSystem): Promise<void> {
 }
 
 export const COMPLETED_TOPICS = [
-  { id: "topic-1", title: "Introductions", summary: "Everyone said hello.", timestamp: 0, duration: 12.5, webvtt: "WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v Speaker0>Hello everyone.\n" },
+  {
+    id: "topic-1",
+    title: "Introductions",
+    summary: "Everyone said hello.",
+    timestamp: 0,
+    duration: 12.5,
+    webvtt: "WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v Speaker0>Hello everyone.\n",
+  },
   { id: "topic-2", title: "Roadmap", summary: "The plan for the quarter.", timestamp: 65.2, duration: null, webvtt: "" },
 ];
 
@@ -78,7 +87,12 @@ export async function publishCompleted(sys: TestSystem, state: TranscriptState, 
 }
 
 /** The deliveries of a transcript once the completion consumer has created `count` of them. */
-export async function deliveriesOf(db: Sql, transcriptId: string, count = 1, channel: DeliveryRow["channel"] = "webhook"): Promise<DeliveryRow[]> {
+export async function deliveriesOf(
+  db: Sql,
+  transcriptId: string,
+  count = 1,
+  channel: DeliveryRow["channel"] = "webhook",
+): Promise<DeliveryRow[]> {
   return eventually(
     async () => {
       const rows = (await listDeliveries(db, { transcriptId, channel, limit: 100 })).reverse();
@@ -117,11 +131,28 @@ export async function publishWholeTranscript(sys: TestSystem, state: TranscriptS
     transcript_id: state.id,
     version: 2,
     position: 0,
-    topic: { id: "topic-1", title: "Introductions", summary: "Everyone said hello.", timestamp: 0, duration: 6, transcript: null, words: EXCHANGE },
+    topic: {
+      id: "topic-1",
+      title: "Introductions",
+      summary: "Everyone said hello.",
+      timestamp: 0,
+      duration: 6,
+      transcript: null,
+      words: EXCHANGE,
+    },
   });
-  await publishCompleted(sys, { ...state, participants: [{ id: "p-1", speaker: 0, name: "Alice", user_id: null }, { id: "p-2", speaker: 1, name: "Bob", user_id: null }] }, runId, [
-    { id: "topic-1", title: "Introductions", summary: "Everyone said hello.", timestamp: 0, duration: 6, webvtt: "WEBVTT\n" },
-  ]);
+  await publishCompleted(
+    sys,
+    {
+      ...state,
+      participants: [
+        { id: "p-1", speaker: 0, name: "Alice", user_id: null },
+        { id: "p-2", speaker: 1, name: "Bob", user_id: null },
+      ],
+    },
+    runId,
+    [{ id: "topic-1", title: "Introductions", summary: "Everyone said hello.", timestamp: 0, duration: 6, webvtt: "WEBVTT\n" }],
+  );
   // Sending reads the read model: let it hold the completed version first (no retry delay in tests).
   if (sys.process.services.some((s) => s.name === "projection")) {
     await eventually(() => consumerCaughtUp(sys.prefix, "TRANSCRIPTS", "projection.transcripts"), { message: "read model caught up" });
@@ -129,7 +160,11 @@ export async function publishWholeTranscript(sys: TestSystem, state: TranscriptS
 }
 
 /** A meeting of a room as the meetings service announces it. */
-export function meetingState(id: string, room: { id: string; name: string; owner: string }, overrides: Partial<MeetingState> = {}): MeetingState {
+export function meetingState(
+  id: string,
+  room: { id: string; name: string; owner: string },
+  overrides: Partial<MeetingState> = {},
+): MeetingState {
   const now = new Date().toISOString();
   return {
     id,

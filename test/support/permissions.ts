@@ -29,7 +29,13 @@ export type Deployment = keyof typeof DEPLOYMENTS;
 export const CALLER_KINDS = ["anon", "owner", "other", "ownerKey", "otherKey"] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 /** The user a caller kind acts as. */
-export const USER_OF: Record<CallerKind, "owner" | "other" | null> = { anon: null, owner: "owner", other: "other", ownerKey: "owner", otherKey: "other" };
+export const USER_OF: Record<CallerKind, "owner" | "other" | null> = {
+  anon: null,
+  owner: "owner",
+  other: "other",
+  ownerKey: "owner",
+  otherKey: "other",
+};
 
 export const ADMIN = { email: "admin@example.com", password: "permission-table-password" };
 

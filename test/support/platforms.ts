@@ -5,7 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig, type StorageConfig as StorageSettings } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
-import { startDailySimulator, type DailySimulator, type DailySimulatorOptions, platformEnv, startWherebySimulator, type WherebySimulator, type WherebySimulatorOptions } from "@scribe/simulators";
+import {
+  startDailySimulator,
+  type DailySimulator,
+  type DailySimulatorOptions,
+  platformEnv,
+  startWherebySimulator,
+  type WherebySimulator,
+  type WherebySimulatorOptions,
+} from "@scribe/simulators";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./system";
 
 export interface PlatformSystem extends TestSystem {
@@ -79,10 +87,13 @@ export async function meetingEvents(sys: TestSystem, meetingId: string) {
 
 /** The meeting's events once one of type `type` has arrived. */
 export function meetingEventsUntil(sys: TestSystem, meetingId: string, type: string) {
-  return eventually(async () => {
-    const evs = await meetingEvents(sys, meetingId);
-    return evs.some((e) => e.type === type) ? evs : null;
-  }, { message: `${type} for meeting ${meetingId}` });
+  return eventually(
+    async () => {
+      const evs = await meetingEvents(sys, meetingId);
+      return evs.some((e) => e.type === type) ? evs : null;
+    },
+    { message: `${type} for meeting ${meetingId}` },
+  );
 }
 
 /** A meeting two people joined and left, whose session ended and whose recording arrived. */

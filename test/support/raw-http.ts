@@ -54,7 +54,11 @@ export function rawRequest(r: RawRequest): Promise<RawOutcome> {
     const sendRequest = async () => {
       const lengthHeader = r.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(r.totalBytes) };
       const headers = { host: url.host, ...r.headers, ...lengthHeader };
-      socket.write(`${r.method ?? "POST"} ${r.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
+      socket.write(
+        `${r.method ?? "POST"} ${r.path} HTTP/1.1\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join("")}\r\n`,
+      );
       const piece = Buffer.alloc(r.pieceBytes, 0x61);
       while (!done && sent < r.totalBytes) {
         const n = Math.min(r.pieceBytes, r.totalBytes - sent);
@@ -62,7 +66,11 @@ export function rawRequest(r: RawRequest): Promise<RawOutcome> {
         const framed = r.chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), data, Buffer.from("\r\n")]) : data;
         const flushed = socket.write(framed);
         sent += n;
-        if (!flushed) await new Promise<void>((ok) => { socket.once("drain", ok); socket.once("close", ok); });
+        if (!flushed)
+          await new Promise<void>((ok) => {
+            socket.once("drain", ok);
+            socket.once("close", ok);
+          });
         if (r.pauseMs) await new Promise((ok) => setTimeout(ok, r.pauseMs));
       }
       if (!done && r.chunked) socket.write("0\r\n\r\n");

@@ -13,7 +13,13 @@ export interface RecordedMeeting {
 }
 
 /** Create `roomName` (with `roomFields`, e.g. a webhook URL) as `owner`, start a meeting and finish its recording with the fixture's tracks. */
-export async function recordMeeting(sys: PlatformSystem, owner: Client, roomName: string, fx: MeetingFixture, roomFields: Record<string, unknown> = {}): Promise<RecordedMeeting> {
+export async function recordMeeting(
+  sys: PlatformSystem,
+  owner: Client,
+  roomName: string,
+  fx: MeetingFixture,
+  roomFields: Record<string, unknown> = {},
+): Promise<RecordedMeeting> {
   const room = await roomWithMeetings(owner, { ...roomFields, name: roomName });
   const created = await owner(`/v1/rooms/${encodeURIComponent(roomName)}/meeting`, post({}));
   if (created.status !== 200) throw new Error(`meeting create answered ${created.status}: ${await created.text()}`);

@@ -116,8 +116,10 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     if (init.body && !headers.has("content-type")) headers.set("content-type", "application/json");
     return (await fetch(`${baseUrl}${path}`, { ...init, headers })) as JsonResponse;
   };
-  const as = (name: string | null): Client => async (path, init = {}) =>
-    request(path, init, name ? { authorization: `Bearer ${await token(name)}` } : {});
+  const as =
+    (name: string | null): Client =>
+    async (path, init = {}) =>
+      request(path, init, name ? { authorization: `Bearer ${await token(name)}` } : {});
 
   const ids = new Map<string, string>();
   const userId = async (name: string): Promise<string> => {
@@ -143,7 +145,10 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     as,
     client: (name) => createScribeClient({ baseUrl, token: name ? () => token(name) : undefined }),
     clientWithApiKey: (key) => createScribeClient({ baseUrl, apiKey: key }),
-    withHeaders: (headers) => async (path, init = {}) => request(path, init, headers),
+    withHeaders:
+      (headers) =>
+      async (path, init = {}) =>
+        request(path, init, headers),
     userId,
     async createApiKey(name, label = null) {
       const res = await as(name)("/v1/user/api-keys", { method: "POST", body: JSON.stringify({ name: label }) });
@@ -167,7 +172,10 @@ export async function deleteStreams(prefix: string): Promise<void> {
 }
 
 /** Every event on a stream, parsed, in stream order. */
-export async function streamEvents(prefix: string, stream: string): Promise<{ type: string; id: string; subject: string; data: Record<string, unknown> }[]> {
+export async function streamEvents(
+  prefix: string,
+  stream: string,
+): Promise<{ type: string; id: string; subject: string; data: Record<string, unknown> }[]> {
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "test-reader" });
   try {
     const info = await bus.jsm.streams.info(bus.stream(stream)).catch(() => null);

@@ -1,7 +1,15 @@
 // Test stand-in for the transcription service (another branch): keeps transcript states and their
 // versions and publishes the TRANSCRIPTS events it would emit, straight onto the test's bus prefix.
 import { randomUUID } from "node:crypto";
-import { makeEvent, type EventInput, type EventType, type RoomState, type TopicRecord, type TranscriptState, type Word } from "@scribe/contracts";
+import {
+  makeEvent,
+  type EventInput,
+  type EventType,
+  type RoomState,
+  type TopicRecord,
+  type TranscriptState,
+  type Word,
+} from "@scribe/contracts";
 import { ANONYMOUS, projectionOps } from "@scribe/contracts";
 import { connectBus, rpcCall, type Bus } from "@scribe/kit";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
@@ -76,7 +84,16 @@ export function roomState(overrides: Partial<RoomState> = {}): RoomState {
 export const word = (text: string, start: number, end: number, speaker = 0): Word => ({ text, start, end, speaker });
 
 export function topicRecord(words: Word[], extra: Partial<TopicRecord> = {}): TopicRecord {
-  return { id: randomUUID(), title: "Topic", summary: "Summary", timestamp: words[0]?.start ?? 0, duration: null, transcript: null, words, ...extra };
+  return {
+    id: randomUUID(),
+    title: "Topic",
+    summary: "Summary",
+    timestamp: words[0]?.start ?? 0,
+    duration: null,
+    transcript: null,
+    words,
+    ...extra,
+  };
 }
 
 /** A WebVTT document with one cue per given caption (what the transcription service stores). */
@@ -147,7 +164,12 @@ export class TranscriptWriter {
   /** Wait until the read model holds the transcript's current version (read-your-writes). */
   async applied(id: string, timeoutMs = 10_000): Promise<void> {
     const version = this.state(id).version;
-    const r = await rpcCall(this.bus, projectionOps.awaitVersion, { caller: ANONYMOUS, id, version, timeout_ms: timeoutMs }, { timeoutMs: timeoutMs + 2000 });
+    const r = await rpcCall(
+      this.bus,
+      projectionOps.awaitVersion,
+      { caller: ANONYMOUS, id, version, timeout_ms: timeoutMs },
+      { timeoutMs: timeoutMs + 2000 },
+    );
     if (!r.reached) throw new Error(`read model holds version ${r.version} of ${id}, expected ${version}`);
   }
 

@@ -78,7 +78,10 @@ export class WebhookReceiver {
         });
         const reply = this.replies.shift() ?? this.fallback;
         if (reply.hang) return;
-        res.writeHead(reply.status, { "content-type": reply.contentType ?? "text/plain", ...(reply.location ? { location: reply.location } : {}) });
+        res.writeHead(reply.status, {
+          "content-type": reply.contentType ?? "text/plain",
+          ...(reply.location ? { location: reply.location } : {}),
+        });
         res.end(reply.body ?? "");
       });
     });

@@ -32,7 +32,12 @@ export interface RefusedSocket {
 }
 
 /** `protocols`: what the client offers, e.g. `["bearer", token]`; none by default. */
-export function openSocket(baseUrl: string, path: string, protocols: string[] = [], options: ClientOptions = {}): Promise<OpenSocket | RefusedSocket> {
+export function openSocket(
+  baseUrl: string,
+  path: string,
+  protocols: string[] = [],
+  options: ClientOptions = {},
+): Promise<OpenSocket | RefusedSocket> {
   const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}${path}`, protocols, options);
   const messages: WsMessage[] = [];
   let closed: OpenSocket["closed"] = null;
@@ -50,12 +55,16 @@ export function openSocket(baseUrl: string, path: string, protocols: string[] = 
         get closed() {
           return closed;
         },
-        received: (n) => eventually(() => (messages.length >= n ? [...messages] : null), { message: `${n} messages (got ${messages.length})` }),
+        received: (n) =>
+          eventually(() => (messages.length >= n ? [...messages] : null), { message: `${n} messages (got ${messages.length})` }),
         async until(match) {
-          const i = await eventually(() => {
-            const at = messages.findIndex(match);
-            return at >= 0 ? at + 1 : null;
-          }, { message: "the awaited message" });
+          const i = await eventually(
+            () => {
+              const at = messages.findIndex(match);
+              return at >= 0 ? at + 1 : null;
+            },
+            { message: "the awaited message" },
+          );
           return messages.slice(0, i);
         },
         closedWith: () => eventually(() => closed, { message: "the socket's close" }),

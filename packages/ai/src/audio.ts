@@ -158,11 +158,7 @@ export async function readWav(path: string): Promise<PcmAudio> {
 }
 
 /** Run a command to completion, feeding `stdin`; resolves stdout, rejects with stderr on failure. */
-export function run(
-  cmd: string,
-  args: readonly string[],
-  opts: { stdin?: Uint8Array; signal?: AbortSignal } = {},
-): Promise<string> {
+export function run(cmd: string, args: readonly string[], opts: { stdin?: Uint8Array; signal?: AbortSignal } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
@@ -189,11 +185,7 @@ export function run(
 }
 
 /** Run `fn` over the items of `source` with at most `limit` in flight, results in source order. */
-export async function mapConcurrent<T, R>(
-  source: AsyncIterable<T>,
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
+export async function mapConcurrent<T, R>(source: AsyncIterable<T>, limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;

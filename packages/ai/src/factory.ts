@@ -21,7 +21,11 @@ export interface AiBackends {
   summariser: Summariser;
 }
 
-const modelRetry = (c: AiConfig): RetryPolicy => ({ attempts: c.MODEL_HTTP_ATTEMPTS, backoffMs: c.MODEL_HTTP_BACKOFF_MS, maxBackoffMs: c.MODEL_HTTP_MAX_BACKOFF_MS });
+const modelRetry = (c: AiConfig): RetryPolicy => ({
+  attempts: c.MODEL_HTTP_ATTEMPTS,
+  backoffMs: c.MODEL_HTTP_BACKOFF_MS,
+  maxBackoffMs: c.MODEL_HTTP_MAX_BACKOFF_MS,
+});
 const withLogger = (logger?: Logger) => (logger ? { logger } : {});
 const withKey = (apiKey?: string) => (apiKey ? { apiKey } : {});
 
@@ -66,7 +70,11 @@ export function createDiarizer(c: AiConfig, logger?: Logger): Diarizer | null {
     case "none":
       return null;
     case "offline":
-      return new OfflineDiarizer({ maxSpeakers: c.DIARIZATION_OFFLINE_MAX_SPEAKERS, threshold: c.DIARIZATION_OFFLINE_THRESHOLD, ...withLogger(log) });
+      return new OfflineDiarizer({
+        maxSpeakers: c.DIARIZATION_OFFLINE_MAX_SPEAKERS,
+        threshold: c.DIARIZATION_OFFLINE_THRESHOLD,
+        ...withLogger(log),
+      });
     case "modal":
       return new GpuApiDiarizer({
         baseUrl: c.DIARIZATION_URL!,

@@ -37,7 +37,10 @@ export async function requestJson<S extends z.ZodType>(call: HttpCall, schema: S
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
-    throw new AppError("invalid", `${call.service} answered in an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+    throw new AppError(
+      "invalid",
+      `${call.service} answered in an unexpected shape: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }
@@ -57,7 +60,8 @@ export async function requestText(call: HttpCall): Promise<string> {
       timeoutMs: call.timeoutMs,
       retry: call.retry,
       ...(call.signal ? { signal: call.signal } : {}),
-      onRetry: ({ attempt, delayMs, problem }) => call.logger?.warn({ service: call.service, attempt, delayMs, problem }, "retrying model backend"),
+      onRetry: ({ attempt, delayMs, problem }) =>
+        call.logger?.warn({ service: call.service, attempt, delayMs, problem }, "retrying model backend"),
     });
   } catch (e) {
     if (!(e instanceof HttpError)) throw e;

@@ -19,17 +19,31 @@ describe("model backend configuration", () => {
   });
 
   it("selects the reference GPU API and the OpenAI-compatible backends by the reference's names", () => {
-    const gpu = createBackends(loadAiConfig({ TRANSCRIPT_BACKEND: "modal", TRANSCRIPT_URL: "http://gpu:8000/", DIARIZATION_BACKEND: "modal", DIARIZATION_URL: "http://gpu:8000" }));
+    const gpu = createBackends(
+      loadAiConfig({
+        TRANSCRIPT_BACKEND: "modal",
+        TRANSCRIPT_URL: "http://gpu:8000/",
+        DIARIZATION_BACKEND: "modal",
+        DIARIZATION_URL: "http://gpu:8000",
+      }),
+    );
     expect(gpu.stt.name).toBe("modal");
     expect(gpu.diarizer?.name).toBe("modal");
-    expect(createBackends(loadAiConfig({ TRANSCRIPT_BACKEND: "openai", TRANSCRIPT_URL: "https://api.openai.com" })).stt.name).toBe("openai");
+    expect(createBackends(loadAiConfig({ TRANSCRIPT_BACKEND: "openai", TRANSCRIPT_URL: "https://api.openai.com" })).stt.name).toBe(
+      "openai",
+    );
     expect(createBackends(loadAiConfig({ DIARIZATION_BACKEND: "none" })).diarizer).toBeNull();
   });
 
   it("refuses an HTTP backend without its URL, naming every missing variable", () => {
     let error: ConfigError | undefined;
     try {
-      loadAiConfig({ TRANSCRIPT_BACKEND: "modal", DIARIZATION_BACKEND: "modal", LLM_BACKEND: "openai", TRANSCRIPT_MODAL_API_KEY: "secret-value" });
+      loadAiConfig({
+        TRANSCRIPT_BACKEND: "modal",
+        DIARIZATION_BACKEND: "modal",
+        LLM_BACKEND: "openai",
+        TRANSCRIPT_MODAL_API_KEY: "secret-value",
+      });
     } catch (e) {
       error = e as ConfigError;
     }

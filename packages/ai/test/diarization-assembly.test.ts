@@ -14,17 +14,85 @@ const X = 7;
 
 describe("diarization assembly", () => {
   it.each([
-    ["no overlap", [[0, 1, A], [1, 2, B]], [A, A, B, B]],
-    ["same speaker", [[0, 1, A], [1, 2, A]], [A, A, A, A]],
-    ["overlap at 0.5 s keeps the longer segment", [[0, 1, A], [0.5, 2, B]], [B, B, B, B]],
-    ["junk segment at 0.5 s for 0.2 s is removed", [[0, 1, A], [0.5, 0.7, B], [1, 2, B]], [A, A, B, B]],
-    ["diarization starting late", [[0.5, 1, A], [1, 2, B]], [A, A, B, B]],
-    ["diarization ending early", [[0, 1, A], [1, 1.5, B]], [A, A, B, B]],
-    ["gap before the next speaker: a new sentence goes to the next speaker", [[0, 0.9, A], [1.5, 2, B]], [A, A, B, B]],
-    ["gap after the previous speaker: a continued sentence stays with them", [[0, 0.5, A], [1, 2, B]], [A, A, B, B]],
-    ["a segment without words is ignored", [[0, 1, A], [1, 2, B], [2, 3, X]], [A, A, B, B]],
+    [
+      "no overlap",
+      [
+        [0, 1, A],
+        [1, 2, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "same speaker",
+      [
+        [0, 1, A],
+        [1, 2, A],
+      ],
+      [A, A, A, A],
+    ],
+    [
+      "overlap at 0.5 s keeps the longer segment",
+      [
+        [0, 1, A],
+        [0.5, 2, B],
+      ],
+      [B, B, B, B],
+    ],
+    [
+      "junk segment at 0.5 s for 0.2 s is removed",
+      [
+        [0, 1, A],
+        [0.5, 0.7, B],
+        [1, 2, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "diarization starting late",
+      [
+        [0.5, 1, A],
+        [1, 2, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "diarization ending early",
+      [
+        [0, 1, A],
+        [1, 1.5, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "gap before the next speaker: a new sentence goes to the next speaker",
+      [
+        [0, 0.9, A],
+        [1.5, 2, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "gap after the previous speaker: a continued sentence stays with them",
+      [
+        [0, 0.5, A],
+        [1, 2, B],
+      ],
+      [A, A, B, B],
+    ],
+    [
+      "a segment without words is ignored",
+      [
+        [0, 1, A],
+        [1, 2, B],
+        [2, 3, X],
+      ],
+      [A, A, B, B],
+    ],
   ] as const)("%s", (_name, segments, expected) => {
-    const result = assignSpeakers(words, segments.map(([start, end, speaker]) => ({ start, end, speaker })));
+    const result = assignSpeakers(
+      words,
+      segments.map(([start, end, speaker]) => ({ start, end, speaker })),
+    );
     expect(result.map((w) => w.speaker)).toEqual(expected);
   });
 

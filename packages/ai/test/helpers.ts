@@ -33,9 +33,7 @@ export interface FakeServer {
 }
 
 /** A local HTTP server whose answers come from `handler`; every request is recorded. */
-export async function fakeServer(
-  handler: (req: RecordedRequest, res: ServerResponse) => void | Promise<void>,
-): Promise<FakeServer> {
+export async function fakeServer(handler: (req: RecordedRequest, res: ServerResponse) => void | Promise<void>): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -33,11 +33,20 @@ async function chatServer(answers: string[]): Promise<FakeServer> {
   let i = 0;
   return fakeServer((_req, res) => {
     const content = answers[Math.min(i++, answers.length - 1)]!;
-    json(res, 200, { id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
+    json(res, 200, {
+      id: "x",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    });
   });
 }
 
-type ChatBody = { model: string; temperature: number; messages: { role: string; content: string }[]; response_format?: { type: string; json_schema?: { schema: { properties: Record<string, unknown> } } } };
+type ChatBody = {
+  model: string;
+  temperature: number;
+  messages: { role: string; content: string }[];
+  response_format?: { type: string; json_schema?: { schema: { properties: Record<string, unknown> } } };
+};
 const body = (r: RecordedRequest) => JSON.parse(r.body.toString()) as ChatBody;
 const lastMessage = (r: RecordedRequest) => body(r).messages.at(-1)!.content;
 
@@ -59,7 +68,10 @@ describe("OpenAI-compatible LLM backend", () => {
   });
 
   it("retries a malformed answer with the error fed back, then accepts the corrected one", async () => {
-    server = await chatServer(["Sure! Here is the topic: {title: oops", '```json\n{"title": "Budget report timing", "summary": "Alice sends it by Friday."}\n```']);
+    server = await chatServer([
+      "Sure! Here is the topic: {title: oops",
+      '```json\n{"title": "Budget report timing", "summary": "Alice sends it by Friday."}\n```',
+    ]);
     const answer = await llm(server.url).completeJson("Find the topic.", Topic);
     expect(answer.title).toBe("Budget report timing");
     expect(server.requests).toHaveLength(2);
@@ -71,7 +83,9 @@ describe("OpenAI-compatible LLM backend", () => {
 
   it("lists every invalid field in the correction and gives up with a non-retryable error", async () => {
     server = await chatServer([JSON.stringify({ title: "short", summary: 3 })]);
-    const error = await llm(server.url, { parseRetries: 2 }).completeJson("Find the topic.", Topic).catch((e: unknown) => e);
+    const error = await llm(server.url, { parseRetries: 2 })
+      .completeJson("Find the topic.", Topic)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmParseError);
     expect((error as LlmParseError).kind).toBe("invalid");
     expect((error as LlmParseError).lastAnswer).toContain("short");
@@ -84,7 +98,9 @@ describe("OpenAI-compatible LLM backend", () => {
 
   it("exhausts its corrections on answers that are not JSON at all", async () => {
     server = await chatServer(["I cannot produce JSON today."]);
-    const error = await llm(server.url).completeJson("Find the topic.", Topic).catch((e: unknown) => e);
+    const error = await llm(server.url)
+      .completeJson("Find the topic.", Topic)
+      .catch((e: unknown) => e);
     expect((error as AppError).kind).toBe("invalid");
     expect((error as AppError).message).toMatch(/after 4 attempts: Parse error/);
     expect(server.requests).toHaveLength(4);

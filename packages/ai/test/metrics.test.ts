@@ -16,8 +16,24 @@ describe("diarization error rate", () => {
       { start: 0, end: 10, speaker: "alice" },
       { start: 10, end: 20, speaker: "bob" },
     ];
-    expect(diarizationErrorRate(ref, [{ start: 0, end: 10, speaker: 1 }, { start: 10, end: 20, speaker: 0 }], { collar: 0 }).der).toBeCloseTo(0);
-    const r = diarizationErrorRate(ref, [{ start: 0, end: 15, speaker: 0 }, { start: 15, end: 18, speaker: 1 }], { collar: 0 });
+    expect(
+      diarizationErrorRate(
+        ref,
+        [
+          { start: 0, end: 10, speaker: 1 },
+          { start: 10, end: 20, speaker: 0 },
+        ],
+        { collar: 0 },
+      ).der,
+    ).toBeCloseTo(0);
+    const r = diarizationErrorRate(
+      ref,
+      [
+        { start: 0, end: 15, speaker: 0 },
+        { start: 15, end: 18, speaker: 1 },
+      ],
+      { collar: 0 },
+    );
     expect(r.confusion).toBeCloseTo(5);
     expect(r.missed).toBeCloseTo(2);
     expect(r.der).toBeCloseTo(7 / 20);

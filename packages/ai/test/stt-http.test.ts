@@ -36,7 +36,15 @@ describe("OpenAI-compatible transcription backend", () => {
       }),
     );
     const fx = await standupFixture();
-    const stt = new OpenAiStt({ baseUrl: server.url, apiKey: "sk-test", model: "whisper-1", timeoutMs: 5000, retry, chunkSeconds: 12, logger: log });
+    const stt = new OpenAiStt({
+      baseUrl: server.url,
+      apiKey: "sk-test",
+      model: "whisper-1",
+      timeoutMs: 5000,
+      retry,
+      chunkSeconds: 12,
+      logger: log,
+    });
     const result = await stt.transcribe(fx.mixPath, { language: "en" });
 
     expect(server.requests.length).toBeGreaterThanOrEqual(3);
@@ -51,7 +59,12 @@ describe("OpenAI-compatible transcription backend", () => {
 
     let offset = 0;
     for (let i = 0; i < server.requests.length; i++) {
-      expect(result.words[2 * i]).toEqual({ text: " hello", start: +(offset + 0.5).toFixed(3), end: +(offset + 0.9).toFixed(3), confidence: null });
+      expect(result.words[2 * i]).toEqual({
+        text: " hello",
+        start: +(offset + 0.5).toFixed(3),
+        end: +(offset + 0.9).toFixed(3),
+        confidence: null,
+      });
       expect(result.words[2 * i + 1]!.text).toBe(" world");
       const seconds = uploadedSeconds(server.requests[i]!);
       expect(seconds).toBeLessThanOrEqual(12);
@@ -91,7 +104,13 @@ describe("OpenAI-compatible transcription backend", () => {
       /* never answers */
     });
     const fx = await standupFixture();
-    const stt = new OpenAiStt({ baseUrl: server.url, model: "whisper-1", timeoutMs: 300, retry: { ...retry, attempts: 2 }, chunkSeconds: 600 });
+    const stt = new OpenAiStt({
+      baseUrl: server.url,
+      model: "whisper-1",
+      timeoutMs: 300,
+      retry: { ...retry, attempts: 2 },
+      chunkSeconds: 600,
+    });
     const error = await stt.transcribe(fx.mixPath, { language: "en" }).catch((e: unknown) => e);
     expect((error as AppError).kind).toBe("unavailable");
     expect((error as AppError).message).toMatch(/after 2 attempts.*no answer within 300 ms/);
@@ -133,11 +152,23 @@ describe("reference GPU transcription API backend", () => {
         ],
       });
     });
-    const stt = new GpuApiStt({ baseUrl: server.url, apiKey: "gpu-key", model: "whisper-1", timeoutMs: 5000, fileTimeoutMs: 5000, retry, chunkSeconds: 600 });
+    const stt = new GpuApiStt({
+      baseUrl: server.url,
+      apiKey: "gpu-key",
+      model: "whisper-1",
+      timeoutMs: 5000,
+      fileTimeoutMs: 5000,
+      retry,
+      chunkSeconds: 600,
+    });
     const result = await stt.transcribe({ url: "https://storage.example/audio.mp3?X-Amz-Signature=abc" }, { language: "en" });
     const req = server.requests[0]!;
     expect(req.headers.authorization).toBe("Bearer gpu-key");
-    expect(JSON.parse(req.body.toString())).toEqual({ audio_file_url: "https://storage.example/audio.mp3?X-Amz-Signature=abc", language: "en", batch: true });
+    expect(JSON.parse(req.body.toString())).toEqual({
+      audio_file_url: "https://storage.example/audio.mp3?X-Amz-Signature=abc",
+      language: "en",
+      batch: true,
+    });
     expect(result.words.map((w) => w.text).join("")).toBe(" Hello there. Bye.");
     expect(result.words.map((w) => w.start)).toEqual([0.2, 0.5, 3.0]);
   });

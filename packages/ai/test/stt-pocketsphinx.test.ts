@@ -7,7 +7,10 @@ import type { Transcription } from "../src/types";
 import type { MeetingFixture } from "../../simulators/src/speech/synth";
 import { HEAVY, log, MODEL_DIR, standupFixture } from "./helpers";
 
-async function transcribeStandup(chunkSeconds: number, concurrency: number): Promise<{ fx: MeetingFixture; result: Transcription; wer: number }> {
+async function transcribeStandup(
+  chunkSeconds: number,
+  concurrency: number,
+): Promise<{ fx: MeetingFixture; result: Transcription; wer: number }> {
   const fx = await standupFixture();
   const stt = new PocketsphinxStt({ modelDir: MODEL_DIR, chunkSeconds, concurrency, logger: log });
   const result = await stt.transcribe(fx.mixPath, { language: "en" });
@@ -47,20 +50,24 @@ describe("offline speech-to-text (pocketsphinx)", () => {
     ]);
   });
 
-  it("transcribes the synthesised two-speaker meeting with at most 20% WER", async () => {
-    const { fx, result, wer } = await transcribeStandup(120, 1);
-    expect(result.language).toBe("en");
-    expect(wer).toBeLessThanOrEqual(0.2);
-    for (const w of result.words) {
-      expect(w.text.startsWith(" ")).toBe(true);
-      expect(w.end).toBeGreaterThanOrEqual(w.start);
-    }
-    // Words land inside the speech of the turn that said them.
-    const budget = result.words.find((w) => w.text.replace(/[.?!…]$/, "").toLowerCase() === " budget");
-    const turn = fx.truth.turns.find((t) => t.text.includes("budget"))!;
-    expect(budget!.start).toBeGreaterThanOrEqual(turn.start - 0.1);
-    expect(budget!.end).toBeLessThanOrEqual(turn.end + 0.1);
-  }, HEAVY);
+  it(
+    "transcribes the synthesised two-speaker meeting with at most 20% WER",
+    async () => {
+      const { fx, result, wer } = await transcribeStandup(120, 1);
+      expect(result.language).toBe("en");
+      expect(wer).toBeLessThanOrEqual(0.2);
+      for (const w of result.words) {
+        expect(w.text.startsWith(" ")).toBe(true);
+        expect(w.end).toBeGreaterThanOrEqual(w.start);
+      }
+      // Words land inside the speech of the turn that said them.
+      const budget = result.words.find((w) => w.text.replace(/[.?!…]$/, "").toLowerCase() === " budget");
+      const turn = fx.truth.turns.find((t) => t.text.includes("budget"))!;
+      expect(budget!.start).toBeGreaterThanOrEqual(turn.start - 0.1);
+      expect(budget!.end).toBeLessThanOrEqual(turn.end + 0.1);
+    },
+    HEAVY,
+  );
 
   it("cuts long audio into chunks at the quietest point near the limit, losing no sample", async () => {
     // 1 s tone blocks separated by 0.2 s of silence, fed in odd-sized blocks as ffmpeg would.

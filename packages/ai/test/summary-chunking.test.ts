@@ -39,13 +39,27 @@ describe("topic chunking", () => {
   });
 
   it.each([
-    [0, 1], [-10, 1], [60, 1], [120, 1], [300, 1], [301, 2], [900, 2], [901, 3], [1800, 3],
-    [1801, 4], [2700, 4], [2701, 5], [3600, 5], [3601, 6], [36000, 6],
+    [0, 1],
+    [-10, 1],
+    [60, 1],
+    [120, 1],
+    [300, 1],
+    [301, 2],
+    [900, 2],
+    [901, 3],
+    [1800, 3],
+    [1801, 4],
+    [2700, 4],
+    [2701, 5],
+    [3600, 5],
+    [3601, 6],
+    [36000, 6],
   ])("allows %i s of meeting %i subjects", (seconds, n) => {
     expect(computeMaxSubjects(seconds)).toBe(n);
   });
 
-  const many = (n: number, text = " word"): Word[] => Array.from({ length: n }, (_, i) => ({ text, start: i * 0.4, end: i * 0.4 + 0.3, speaker: 0 }));
+  const many = (n: number, text = " word"): Word[] =>
+    Array.from({ length: n }, (_, i) => ({ text, start: i * 0.4, end: i * 0.4 + 0.3, speaker: 0 }));
 
   it("merges a short chunk into the next and flushes the remainder (file and live pipelines)", () => {
     // 900 words over 6 min → 375-word chunks (the floor); each is long enough on its own, the rest is flushed.

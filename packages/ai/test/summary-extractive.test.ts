@@ -24,7 +24,9 @@ describe("offline summariser on the synthesised meeting (speech → words → sp
   beforeAll(async () => {
     const fx = await standupFixture();
     const [stt, segments] = await Promise.all([
-      new PocketsphinxStt({ modelDir: MODEL_DIR, chunkSeconds: 12, concurrency: 2, logger: log }).transcribe(fx.mixPath, { language: "en" }),
+      new PocketsphinxStt({ modelDir: MODEL_DIR, chunkSeconds: 12, concurrency: 2, logger: log }).transcribe(fx.mixPath, {
+        language: "en",
+      }),
       new OfflineDiarizer({ ...OFFLINE_DIARIZER_DEFAULTS, logger: log }).diarize(fx.mixPath),
     ]);
     words = assignSpeakers(stt.words, segments);
@@ -48,7 +50,10 @@ describe("offline summariser on the synthesised meeting (speech → words → sp
     expect(budget!.deadline).toMatch(/friday/i);
     // "I will fix …" said by Bob: the owner is whoever spoke.
     expect(steps.find((s) => /payment problems/i.test(s.task))).toMatchObject({ assigned_to: "Bob", assigned_to_participant_id: "p-bob" });
-    expect(steps.find((s) => /customer documentation/i.test(s.task))).toMatchObject({ assigned_to: "Bob", assigned_to_participant_id: "p-bob" });
+    expect(steps.find((s) => /customer documentation/i.test(s.task))).toMatchObject({
+      assigned_to: "Bob",
+      assigned_to_participant_id: "p-bob",
+    });
     for (const s of steps) expect(s.task).not.toMatch(/^(action|todo|task|next step)\b/i);
   });
 
@@ -82,14 +87,20 @@ describe("rule-based decisions and tasks", () => {
   it.each([
     ["we decided to move the launch to March", [{ kind: "decision", who: "team", what: "move the launch to march" }]],
     ["Alice will send the budget report by Friday", [{ kind: "task", who: "alice", what: "send the budget report by friday" }]],
-    ["I agree. I'll fix the payment problems by next week.", [{ kind: "task", who: "speaker", what: "fix the payment problems by next week" }]],
+    [
+      "I agree. I'll fix the payment problems by next week.",
+      [{ kind: "task", who: "speaker", what: "fix the payment problems by next week" }],
+    ],
     ["let's go with the cheaper vendor", [{ kind: "decision", who: "team", what: "go with the cheaper vendor" }]],
     ["let's schedule a follow-up with design", [{ kind: "task", who: "team", what: "schedule a follow-up with design" }]],
     ["action item for Bob: book the venue", [{ kind: "task", who: "bob", what: "book the venue" }]],
-    ["we agreed that support hours stay the same and Bob will tell the customers", [
-      { kind: "decision", who: "team", what: "support hours stay the same" },
-      { kind: "task", who: "bob", what: "tell the customers" },
-    ]],
+    [
+      "we agreed that support hours stay the same and Bob will tell the customers",
+      [
+        { kind: "decision", who: "team", what: "support hours stay the same" },
+        { kind: "task", who: "bob", what: "tell the customers" },
+      ],
+    ],
     ["the weather will be nice", []],
   ] as const)("%s", (sentence, expected) => {
     expect(findItems(sentence, names)).toEqual(expected);

@@ -38,12 +38,16 @@ async function modelServer(overrides: { subjects?: () => unknown; actionItems?: 
   return fakeServer((req, res) => {
     const prompt = (JSON.parse(req.body.toString()) as { messages: { content: string }[] }).messages.at(-1)!.content;
     if (overrides.down?.test(prompt)) return json(res, 503, { error: "down" });
-    const reply = (content: unknown) => json(res, 200, { choices: [{ message: { content: typeof content === "string" ? content : JSON.stringify(content) } }] });
-    if (prompt.startsWith("Identify the main subject")) return reply({ Title: '"the march launch plan"', Summary: "The team moved the launch to March." });
+    const reply = (content: unknown) =>
+      json(res, 200, { choices: [{ message: { content: typeof content === "string" ? content : JSON.stringify(content) } }] });
+    if (prompt.startsWith("Identify the main subject"))
+      return reply({ Title: '"the march launch plan"', Summary: "The team moved the launch to March." });
     if (prompt.startsWith("Below are the titles")) return reply("the launch and the report\nextra line");
-    if (prompt.startsWith("What are the main")) return reply(overrides.subjects?.() ?? { subjects: ["Launch date", "Budget report", "Extra"] });
+    if (prompt.startsWith("What are the main"))
+      return reply(overrides.subjects?.() ?? { subjects: ["Launch date", "Budget report", "Extra"] });
     if (prompt.startsWith("Describe what the meeting covered")) return reply("Detailed analysis.");
-    if (prompt.startsWith("Summarise this subject")) return reply(`Paragraph ${prompt.includes("Detailed analysis.") ? "from the analysis" : "?"}.`);
+    if (prompt.startsWith("Summarise this subject"))
+      return reply(`Paragraph ${prompt.includes("Detailed analysis.") ? "from the analysis" : "?"}.`);
     if (prompt.startsWith("Write a quick, high-level recap")) return reply("Launch moves; report follows.");
     if (prompt.startsWith("Identify what was decided")) {
       return reply(
@@ -75,7 +79,8 @@ function summariser(url: string): LlmSummariser {
   return new LlmSummariser(llm, log);
 }
 
-const prompts = (s: FakeServer) => s.requests.map((r) => (JSON.parse(r.body.toString()) as { messages: { content: string }[] }).messages.at(-1)!.content);
+const prompts = (s: FakeServer) =>
+  s.requests.map((r) => (JSON.parse(r.body.toString()) as { messages: { content: string }[] }).messages.at(-1)!.content);
 
 describe("LLM summariser", () => {
   it("titles a topic from the excerpt with speaker names, cleaning the title", async () => {
@@ -121,8 +126,11 @@ describe("LLM summariser", () => {
     expect(prompts(server).find((p) => p.startsWith("Identify what was decided"))).toContain("# Participants\n\n- Alice Smith\n- Bob");
     // The schema sent is what the model must write: typed, nullable fields, not the parsed output.
     const actionRequest = server.requests.find((r) => r.body.toString().includes("Identify what was decided"))!;
-    const schema = (JSON.parse(actionRequest.body.toString()) as { response_format: { json_schema: { schema: { properties: { next_steps: { items: { properties: Record<string, unknown> } } } } } } })
-      .response_format.json_schema.schema;
+    const schema = (
+      JSON.parse(actionRequest.body.toString()) as {
+        response_format: { json_schema: { schema: { properties: { next_steps: { items: { properties: Record<string, unknown> } } } } } };
+      }
+    ).response_format.json_schema.schema;
     expect(schema.properties.next_steps.items.properties.assigned_to).toEqual({ type: ["string", "null"] });
   });
 
@@ -130,7 +138,8 @@ describe("LLM summariser", () => {
     server = await fakeServer((req, res) => {
       const prompt = (JSON.parse(req.body.toString()) as { messages: { content: string }[] }).messages.at(-1)!.content;
       const reply = (c: unknown) => json(res, 200, { choices: [{ message: { content: JSON.stringify(c) } }] });
-      if (prompt.startsWith("Identify the people")) return reply({ participants: [{ name: "Dana", is_speaker: true }], total_speakers: 2, mentioned_only: ["Eve"] });
+      if (prompt.startsWith("Identify the people"))
+        return reply({ participants: [{ name: "Dana", is_speaker: true }], total_speakers: 2, mentioned_only: ["Eve"] });
       if (prompt.startsWith("What are the main")) return reply({ subjects: [] });
       return reply({ decisions: [], next_steps: [] });
     });
@@ -149,7 +158,9 @@ describe("LLM summariser", () => {
 
   it("lets a backend outage through as a retryable error instead of an empty summary", async () => {
     server = await modelServer({ down: /^Identify what was decided/ });
-    const error = await summariser(server.url).summary({ words, ctx }).catch((e: unknown) => e);
+    const error = await summariser(server.url)
+      .summary({ words, ctx })
+      .catch((e: unknown) => e);
     expect((error as AppError).kind).toBe("unavailable");
   });
 });

@@ -5,7 +5,8 @@
 export const REDACTED = "[redacted]";
 
 /** Field names whose values are secrets wherever they appear. */
-const SECRET_FIELDS = /^(webhook_secret|secret|secret_key|password|password_hash|api_key|key_hash|token|access_token|refresh_token|smtp_password|zulip_api_key|daily_api_key|whereby_api_key)$/i;
+const SECRET_FIELDS =
+  /^(webhook_secret|secret|secret_key|password|password_hash|api_key|key_hash|token|access_token|refresh_token|smtp_password|zulip_api_key|daily_api_key|whereby_api_key)$/i;
 
 /** `scheme://user:password@host` → the password replaced. */
 function redactUrlPasswords(text: string): string {

@@ -39,10 +39,13 @@ afterAll(async () => {
 
 async function scribeRuns(...args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
-  const code = await runsCommand([...args, "--service", schema], { NATS_URL: TEST_NATS_URL, NATS_PREFIX: env.prefix }, (l) => lines.push(l));
+  const code = await runsCommand([...args, "--service", schema], { NATS_URL: TEST_NATS_URL, NATS_PREFIX: env.prefix }, (l) =>
+    lines.push(l),
+  );
   return { code, out: lines.join("\n") };
 }
-const settled = (runId: string, status: string) => eventually(async () => (await getRun(s.sql, runId))?.status === status, { message: `run ${status}` });
+const settled = (runId: string, status: string) =>
+  eventually(async () => (await getRun(s.sql, runId))?.status === status, { message: `run ${status}` });
 
 describe("scribe runs", () => {
   it("lists runs, shows a failed run's steps with attempts and errors, and retries it", async () => {

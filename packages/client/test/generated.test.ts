@@ -21,7 +21,9 @@ describe("packages/client generated files", async () => {
     const committed = await readFile(join(PACKAGE_DIR, path), "utf8").catch(() => "");
     const stale = committed !== file.content;
     expect(
-      stale ? `packages/client/${path} is stale: run \`pnpm generate:client\` and commit the result (first difference at ${firstDifference(committed, file.content)})` : "up to date",
+      stale
+        ? `packages/client/${path} is stale: run \`pnpm generate:client\` and commit the result (first difference at ${firstDifference(committed, file.content)})`
+        : "up to date",
     ).toBe("up to date");
   });
 });

@@ -102,13 +102,17 @@ describe("request bodies the reference's generated client sends", () => {
     expectTypeOf<{ speaker?: number | null; participant?: string | null; timestamp_from: number; timestamp_to: number }>().toExtend<
       JsonBody<"/v1/transcripts/{transcript_id}/speaker/assign", "patch">
     >();
-    expectTypeOf<{ speaker_from: number; speaker_to: number }>().toExtend<JsonBody<"/v1/transcripts/{transcript_id}/speaker/merge", "patch">>();
+    expectTypeOf<{ speaker_from: number; speaker_to: number }>().toExtend<
+      JsonBody<"/v1/transcripts/{transcript_id}/speaker/merge", "patch">
+    >();
   });
 
   it("meetings, sign-in, API keys, sharing", () => {
     expectTypeOf<{ allow_duplicated?: boolean | null }>().toExtend<JsonBody<"/v1/rooms/{room_name}/meeting", "post">>();
     expectTypeOf<{ consent_given: boolean }>().toExtend<JsonBody<"/v1/meetings/{meeting_id}/consent", "post">>();
-    expectTypeOf<{ type: "cloud" | "raw-tracks"; instanceId: string }>().toExtend<JsonBody<"/v1/meetings/{meeting_id}/recordings/start", "post">>();
+    expectTypeOf<{ type: "cloud" | "raw-tracks"; instanceId: string }>().toExtend<
+      JsonBody<"/v1/meetings/{meeting_id}/recordings/start", "post">
+    >();
     expectTypeOf<{ email: string }>().toExtend<JsonBody<"/v1/meetings/{meeting_id}/email-recipient", "post">>();
     expectTypeOf<{ email: string; password: string }>().toExtend<JsonBody<"/v1/auth/login", "post">>();
     expectTypeOf<{ name?: string | null }>().toExtend<JsonBody<"/v1/user/api-keys", "post">>();

@@ -47,7 +47,9 @@ export function renderEventCatalog(): string {
   ];
   const defs = [...EVENT_DEFS].sort((a, b) => a.stream.localeCompare(b.stream) || a.type.localeCompare(b.type));
   for (const def of defs) {
-    lines.push(`| [\`${def.type}\`](#${anchor(def.type)}) | \`${def.stream}\` | \`${STREAMS[def.stream].context}.${eventToken(def.type)}.<id>\` | \`${dataSchemaUri(def)}\` |`);
+    lines.push(
+      `| [\`${def.type}\`](#${anchor(def.type)}) | \`${def.stream}\` | \`${STREAMS[def.stream].context}.${eventToken(def.type)}.<id>\` | \`${dataSchemaUri(def)}\` |`,
+    );
   }
   for (const def of defs) {
     lines.push(
@@ -66,5 +68,8 @@ export function renderEventCatalog(): string {
 
 /** GitHub's heading anchor for a heading made of the event type. */
 function anchor(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-");
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
 }

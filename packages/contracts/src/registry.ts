@@ -11,7 +11,15 @@ import { retentionEvents } from "./transcripts/retention-events";
 import { roomEvents } from "./rooms/events";
 import { transcriptEvents } from "./transcripts/events";
 
-export const EVENT_DEFS = [...roomEvents, ...recordingAvailableEvents, ...recordingEvents, ...transcriptEvents, ...meetingEvents, ...retentionEvents, ...calendarEvents] as const;
+export const EVENT_DEFS = [
+  ...roomEvents,
+  ...recordingAvailableEvents,
+  ...recordingEvents,
+  ...transcriptEvents,
+  ...meetingEvents,
+  ...retentionEvents,
+  ...calendarEvents,
+] as const;
 
 type AnyDef = (typeof EVENT_DEFS)[number];
 export type EventType = AnyDef["type"];
@@ -19,9 +27,7 @@ type DefOf<T extends EventType> = Extract<AnyDef, { type: T }>;
 export type EventData<T extends EventType> = z.infer<DefOf<T>["data"]>;
 /** What a producer passes: fields with defaults may be left out. */
 export type EventInput<T extends EventType> = z.input<DefOf<T>["data"]>;
-export type ScribeEvent<T extends EventType = EventType> = T extends EventType
-  ? CloudEvent<EventData<T>> & { type: T }
-  : never;
+export type ScribeEvent<T extends EventType = EventType> = T extends EventType ? CloudEvent<EventData<T>> & { type: T } : never;
 
 const byType = new Map<string, EventDef>(EVENT_DEFS.map((d) => [d.type, d as unknown as EventDef]));
 

@@ -115,7 +115,10 @@ describe("GET transcript formats", () => {
   });
 
   it("dispatches on the format name", () => {
-    expect(renderTranscript("text", twoTopics, people, false)).toEqual({ transcript_format: "text", transcript: transcriptToText(twoTopics, people) });
+    expect(renderTranscript("text", twoTopics, people, false)).toEqual({
+      transcript_format: "text",
+      transcript: transcriptToText(twoTopics, people),
+    });
     expect(renderTranscript("json", twoTopics, people, false).transcript).toHaveLength(2);
   });
 });
@@ -185,7 +188,12 @@ describe("the webvtt column", () => {
 describe("topic projection", () => {
   it("derives transcript, duration and segments from the words", () => {
     const view = topicView(topic([w("Hello", 0, 1), w(" world.", 1, 2)]), false);
-    expect(view).toMatchObject({ id: "t1", transcript: "Hello world.", duration: 2, segments: [{ text: "Hello world.", start: 0, speaker: 0 }] });
+    expect(view).toMatchObject({
+      id: "t1",
+      transcript: "Hello world.",
+      duration: 2,
+      segments: [{ text: "Hello world.", start: 0, speaker: 0 }],
+    });
   });
 
   it("segments a multitrack topic by sentence (2 segments) and a single-track one by speaker change (4)", () => {

@@ -16,9 +16,7 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(cleaned);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}${describeValue(cleaned, i.path)}`),
-    );
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}${describeValue(cleaned, i.path)}`));
   }
   return result.data;
 }
@@ -42,8 +40,7 @@ export const envBool = (def: boolean) =>
       return z.NEVER;
     });
 
-export const envInt = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(def);
+export const envInt = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 
 /**
  * The reference accepts SQLAlchemy-style URLs (`postgresql+asyncpg://`); accept and normalise them
@@ -96,12 +93,17 @@ export const SharedSettings = {
     .describe(
       "signs password-mode tokens and audio links, keys the API-key hash; the gateway refuses to start with the default, another published placeholder or fewer than 32 characters (`scribe dev` makes its own)",
     ),
-  UI_BASE_URL: z.url().default("http://localhost:3000").describe("web app address, for links in webhooks, e-mails, chat and ICS room matching"),
+  UI_BASE_URL: z
+    .url()
+    .default("http://localhost:3000")
+    .describe("web app address, for links in webhooks, e-mails, chat and ICS room matching"),
   BASE_URL: z.url().default("http://localhost:1250").describe("public address of this API"),
   ALLOW_PRIVATE_URLS: envBool(false).describe(
     "let user-given URLs (ICS feeds, webhooks) reach loopback, private and link-local addresses; off = refused (SSRF guard)",
   ),
-  MEDIA_TOKEN_TTL_SECONDS: envInt(DEFAULT_MEDIA_TOKEN_TTL_SECONDS, 1, 86_400).describe("lifetime of the token in internal audio links (`?token=`)"),
+  MEDIA_TOKEN_TTL_SECONDS: envInt(DEFAULT_MEDIA_TOKEN_TTL_SECONDS, 1, 86_400).describe(
+    "lifetime of the token in internal audio links (`?token=`)",
+  ),
   UPLOAD_MAX_CHUNKS: envInt(10_000, 1, 1_000_000).describe("largest `total_chunks` the upload API accepts for one file"),
   UPLOAD_MAX_CHUNK_BYTES: envInt(64 * 1024 ** 2, 1024).describe(
     "largest body of one upload request (one chunk with its multipart framing), in bytes; refused with 413 as it streams in",

@@ -9,6 +9,10 @@ export interface Decider<Command, Event, State> {
 }
 
 /** The state after `events`, from `state` (the initial state unless given). */
-export function evolveAll<Command, Event, State>(decider: Decider<Command, Event, State>, events: readonly Event[], state: State = decider.initialState): State {
+export function evolveAll<Command, Event, State>(
+  decider: Decider<Command, Event, State>,
+  events: readonly Event[],
+  state: State = decider.initialState,
+): State {
   return events.reduce((s, e) => decider.evolve(s, e), state);
 }

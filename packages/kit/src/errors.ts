@@ -40,7 +40,11 @@ export class AppError extends Error {
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
   toJSON(): SerializedError {
-    return { kind: this.kind, detail: this.detail, ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}) };
+    return {
+      kind: this.kind,
+      detail: this.detail,
+      ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}),
+    };
   }
 }
 

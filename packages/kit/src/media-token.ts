@@ -38,7 +38,12 @@ export async function mintMediaToken(
  * The user id the token was minted for, or null when it is not a valid, unexpired media token for
  * the audio of `transcriptId` (a token for another transcript, or one without a transcript, opens nothing).
  */
-export async function verifyMediaToken(secret: string, token: string, transcriptId: string, now: Date = new Date()): Promise<string | null> {
+export async function verifyMediaToken(
+  secret: string,
+  token: string,
+  transcriptId: string,
+  now: Date = new Date(),
+): Promise<string | null> {
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), {
       algorithms: ["HS256"],

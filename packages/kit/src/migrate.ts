@@ -7,8 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import { assertSchemaName, type Sql } from "./db";
 
-export const MIGRATIONS_ROOT =
-  process.env.MIGRATIONS_DIR ?? fileURLToPath(new URL("../../../migrations/", import.meta.url));
+export const MIGRATIONS_ROOT = process.env.MIGRATIONS_DIR ?? fileURLToPath(new URL("../../../migrations/", import.meta.url));
 
 /** Tables every bus-using service needs (outbox, inbox), applied before the service's own. */
 export const KIT_MIGRATIONS = "_kit";
@@ -55,10 +54,7 @@ export function loadMigrations(folders: string[], root = MIGRATIONS_ROOT): Migra
  * Apply pending migrations into `schema`, all in one transaction under an advisory lock, so two
  * services starting at once cannot both apply, and a failed migration leaves nothing half-done.
  */
-export async function migrate(
-  sql: Sql,
-  opts: { schema: string; migrations: Migration[]; log?: Logger },
-): Promise<string[]> {
+export async function migrate(sql: Sql, opts: { schema: string; migrations: Migration[]; log?: Logger }): Promise<string[]> {
   const schema = assertSchemaName(opts.schema);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`scribe:migrate:${schema}`}))`;

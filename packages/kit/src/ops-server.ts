@@ -24,27 +24,27 @@ export class OpsServer {
   async readiness(): Promise<{ ready: boolean; problems: string[] }> {
     if (this.shuttingDown) return { ready: false, problems: ["shutting down"] };
     const problems = (
-      await Promise.all(
-        this.sources.map(async (s) => (await s.readiness().catch((e: Error) => [e.message])).map((p) => `${s.name}: ${p}`)),
-      )
+      await Promise.all(this.sources.map(async (s) => (await s.readiness().catch((e: Error) => [e.message])).map((p) => `${s.name}: ${p}`)))
     ).flat();
     return { ready: problems.length === 0, problems };
   }
 
   async listen(port: number, host = "0.0.0.0"): Promise<number> {
-    this.server = createServer(asyncListener(async (req, res) => {
-      const path = (req.url ?? "/").split("?")[0];
-      if (path === "/livez" || path === "/health") {
-        res.writeHead(200, { "content-type": "application/json" }).end('{"status":"alive"}');
-      } else if (path === "/readyz") {
-        const r = await this.readiness();
-        res.writeHead(r.ready ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(r));
-      } else if (path === "/metrics") {
-        res.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
-      } else {
-        res.writeHead(404).end();
-      }
-    }));
+    this.server = createServer(
+      asyncListener(async (req, res) => {
+        const path = (req.url ?? "/").split("?")[0];
+        if (path === "/livez" || path === "/health") {
+          res.writeHead(200, { "content-type": "application/json" }).end('{"status":"alive"}');
+        } else if (path === "/readyz") {
+          const r = await this.readiness();
+          res.writeHead(r.ready ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify(r));
+        } else if (path === "/metrics") {
+          res.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
+        } else {
+          res.writeHead(404).end();
+        }
+      }),
+    );
     await new Promise<void>((resolve, reject) => {
       this.server!.once("error", reject);
       this.server!.listen(port, host, () => resolve());

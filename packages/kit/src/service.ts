@@ -24,7 +24,10 @@ export interface ServiceRuntime<C> {
   /** The time handlers and jobs decide with (kit's systemClock unless the service is started with another). */
   clock: Clock;
   /** Declare an event consumer; it starts after `start` returns and stops before the relay. */
-  consume(opts: Omit<ConsumerOptions, "bus" | "sql" | "log" | "maxDeliver" | "ackWaitMs"> & Partial<Pick<ConsumerOptions, "maxDeliver" | "ackWaitMs">>): ConsumerRunner;
+  consume(
+    opts: Omit<ConsumerOptions, "bus" | "sql" | "log" | "maxDeliver" | "ackWaitMs"> &
+      Partial<Pick<ConsumerOptions, "maxDeliver" | "ackWaitMs">>,
+  ): ConsumerRunner;
   /** Work to stop on shutdown (jobs, servers), run after request/reply stops and before the bus closes. */
   onStop(fn: () => Promise<void>): void;
   addReadinessCheck(fn: () => Promise<string | null>): void;
@@ -68,7 +71,8 @@ export async function startService<S extends z.ZodObject>(
   const sql = connectDb(config.DATABASE_URL, { schema: def.name, max: config.DATABASE_POOL_SIZE, settings: def.dbSettings });
   const cleanup: (() => Promise<void>)[] = [async () => void (await sql.end({ timeout: 5 }))];
   try {
-    if (config.MIGRATE_ON_START) await migrate(sql, { schema: def.name, migrations: serviceMigrations(def.name, { shared: def.sharedMigrations }), log });
+    if (config.MIGRATE_ON_START)
+      await migrate(sql, { schema: def.name, migrations: serviceMigrations(def.name, { shared: def.sharedMigrations }), log });
     const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `scribe-${def.name}` });
     cleanup.unshift(() => bus.close());
     await ensureStreams(bus, config.NATS_STREAM_REPLICAS);

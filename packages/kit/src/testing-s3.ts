@@ -18,7 +18,13 @@ export const TEST_S3_KEY = "S3RVER";
 
 export async function startTestS3(buckets: string[]): Promise<TestS3> {
   const directory = mkdtempSync(join(tmpdir(), "scribe-s3rver-"));
-  const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory, configureBuckets: buckets.map((name) => ({ name })) });
+  const server = new S3rver({
+    port: 0,
+    address: "127.0.0.1",
+    silent: true,
+    directory,
+    configureBuckets: buckets.map((name) => ({ name })),
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const env = {

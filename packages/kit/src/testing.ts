@@ -15,7 +15,10 @@ export interface TestDatabase {
 
 /** Create an empty database for one test file; drop() removes it (and kicks stray connections). */
 export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
-  const name = `scribe_${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomBytes(4).toString("hex")}`;
+  const name = `scribe_${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(4).toString("hex")}`;
   const admin = postgres(TEST_ADMIN_URL, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database "${name}"`);
@@ -40,11 +43,17 @@ export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
 
 /** A prefix for streams and subjects unique to one test (letters and digits only). */
 export function testPrefix(label = "t"): string {
-  return `${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 12)}${randomBytes(4).toString("hex")}`;
+  return `${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 12)}${randomBytes(4).toString("hex")}`;
 }
 
 /** Poll until `fn` returns a truthy value or the deadline passes (no fixed sleeps in tests). */
-export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {}): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  fn: () => Promise<T> | T,
+  opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let last: unknown;
   for (;;) {
@@ -55,7 +64,9 @@ export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${opts.message ?? "condition not met"} within ${opts.timeoutMs ?? 20_000} ms${last ? `: ${(last as Error).message}` : ""}`);
+      throw new Error(
+        `${opts.message ?? "condition not met"} within ${opts.timeoutMs ?? 20_000} ms${last ? `: ${(last as Error).message}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
   }
@@ -92,7 +103,10 @@ export function deciderSpec<Command, Event, State>(
                 thrown = e;
               }
               if (thrown === undefined) assert.fail("expected the command to be refused, but it was decided");
-              const ok = check.prototype instanceof Error || check === Error ? thrown instanceof (check as abstract new () => unknown) : (check as (e: unknown) => boolean)(thrown);
+              const ok =
+                check.prototype instanceof Error || check === Error
+                  ? thrown instanceof (check as abstract new () => unknown)
+                  : (check as (e: unknown) => boolean)(thrown);
               if (!ok) throw thrown as Error; // what decide threw, passed on unchanged
               return thrown;
             },

@@ -55,10 +55,13 @@ async function dlqFor(consumer: ConsumerRunner) {
   return (await streamMessages(env.bus, "DLQ")).filter((m) => m.headers["Scribe-Dlq-Consumer"] === consumer["opts"].name);
 }
 async function settled(c: ConsumerRunner) {
-  await eventually(async () => {
-    const info = await env.bus.jsm.consumers.info(env.bus.stream("ROOMS"), c.durable);
-    return info.num_pending === 0 && info.num_ack_pending === 0;
-  }, { message: "consumer settled" });
+  await eventually(
+    async () => {
+      const info = await env.bus.jsm.consumers.info(env.bus.stream("ROOMS"), c.durable);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { message: "consumer settled" },
+  );
 }
 
 describe("consumer runner", () => {

@@ -38,7 +38,10 @@ export async function kitEnv(label: string, schema = "svc"): Promise<KitEnv> {
 }
 
 /** Read every message of a stream (by direct sequence walk), for exact-once assertions. */
-export async function streamMessages(bus: Bus, stream: string): Promise<{ subject: string; data: string; seq: number; headers: Record<string, string> }[]> {
+export async function streamMessages(
+  bus: Bus,
+  stream: string,
+): Promise<{ subject: string; data: string; seq: number; headers: Record<string, string> }[]> {
   const info = await bus.jsm.streams.info(bus.stream(stream));
   const out = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {

@@ -88,7 +88,9 @@ describe("the SSRF guard", () => {
     const http = createHttpClient();
     const e = await failure(http.request(`${base()}/ok`));
     expect(e.code).toBe("blocked_address");
-    expect(e.message).toBe("Refused to connect to 127.0.0.1: loopback address; loopback, private and link-local addresses are not allowed (ALLOW_PRIVATE_URLS)");
+    expect(e.message).toBe(
+      "Refused to connect to 127.0.0.1: loopback address; loopback, private and link-local addresses are not allowed (ALLOW_PRIVATE_URLS)",
+    );
     await http.close();
 
     const allowed = createHttpClient({ guard: { allowPrivate: true } });
@@ -163,7 +165,10 @@ describe("redirects", () => {
   it("are followed up to maxRedirects for GET, and the answer says where it came from", async () => {
     const http = createHttpClient({ guard: { allowPrivate: true }, maxRedirects: 3 });
     expect(await http.request(`${base()}/redirect-to-ok`)).toMatchObject({ status: 200, url: `${base()}/ok`, redirects: 1 });
-    expect(await failure(http.request(`${base()}/loop`))).toMatchObject({ code: "too_many_redirects", message: "Too many redirects (more than 3)" });
+    expect(await failure(http.request(`${base()}/loop`))).toMatchObject({
+      code: "too_many_redirects",
+      message: "Too many redirects (more than 3)",
+    });
     expect((await http.request(`${base()}/redirect-to-ok`, { method: "POST", body: "x" })).status).toBe(302);
     await http.close();
   });
@@ -182,7 +187,10 @@ describe("limits", () => {
   it("refuses a body larger than the limit, announced or streamed", async () => {
     const http = createHttpClient({ guard: { allowPrivate: true }, maxBodyBytes: 1024 });
     expect((await failure(http.request(`${base()}/big-declared`))).code).toBe("too_large");
-    expect(await failure(http.request(`${base()}/big-chunked`))).toMatchObject({ code: "too_large", message: "Response is larger than 1024 bytes" });
+    expect(await failure(http.request(`${base()}/big-chunked`))).toMatchObject({
+      code: "too_large",
+      message: "Response is larger than 1024 bytes",
+    });
     await http.close();
   });
 
@@ -207,7 +215,10 @@ describe("limits", () => {
     const freePort = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
     const http = createHttpClient({ guard: { allowPrivate: true } });
-    expect(await failure(http.request(`http://127.0.0.1:${freePort}/`))).toMatchObject({ code: "network", message: `Could not reach 127.0.0.1:${freePort}: ECONNREFUSED` });
+    expect(await failure(http.request(`http://127.0.0.1:${freePort}/`))).toMatchObject({
+      code: "network",
+      message: `Could not reach 127.0.0.1:${freePort}: ECONNREFUSED`,
+    });
     await http.close();
   });
 
@@ -247,7 +258,10 @@ describe("retries", () => {
     const http = createHttpClient({ guard: false, retry });
     expect(await http.request(`${base()}/create`, { method: "POST", body: "{}" })).toMatchObject({ status: 503, attempts: 1 });
     scripted.set("/create", [{ status: 503 }, { status: 201 }]);
-    expect(await http.request(`${base()}/create`, { method: "POST", body: "{}", idempotent: true })).toMatchObject({ status: 201, attempts: 2 });
+    expect(await http.request(`${base()}/create`, { method: "POST", body: "{}", idempotent: true })).toMatchObject({
+      status: 201,
+      attempts: 2,
+    });
     expect(count("POST /create")).toBe(3);
     expect((await failure(http.request(`${base()}/hang`, { method: "POST", timeoutMs: 100 }))).attempts).toBe(1);
     expect((await failure(http.request(`${base()}/hang`, { method: "PUT", timeoutMs: 100 }))).attempts).toBe(3);
@@ -258,7 +272,9 @@ describe("retries", () => {
     let lookups = 0;
     // The first resolution fails as if DNS were briefly unreachable; the next one finds the server.
     const flaky: Resolver = (_hostname, _options, callback) =>
-      ++lookups === 1 ? callback(Object.assign(new Error("getaddrinfo EAI_AGAIN"), { code: "EAI_AGAIN" }), []) : callback(null, [{ address: "127.0.0.1", family: 4 }]);
+      ++lookups === 1
+        ? callback(Object.assign(new Error("getaddrinfo EAI_AGAIN"), { code: "EAI_AGAIN" }), [])
+        : callback(null, [{ address: "127.0.0.1", family: 4 }]);
     const http = createHttpClient({ guard: { allowPrivate: true, resolve: flaky }, retry });
     expect(await http.request(`http://flaky.test:${port}/ok`, { method: "POST", body: "x" })).toMatchObject({ status: 200, attempts: 2 });
     await http.close();

@@ -31,7 +31,8 @@ describe("migration runner", () => {
     writeMigration("widgets", "0002_widget_name.sql", "alter table widget add column name text;");
     const applied = await migrate(sql, { schema: "widgets", migrations: loadMigrations(["widgets"], root) });
     expect(applied).toEqual(["widgets/0001_widgets.sql", "widgets/0002_widget_name.sql"]);
-    const cols = await sql`select column_name from information_schema.columns where table_schema = 'widgets' and table_name = 'widget' order by ordinal_position`;
+    const cols =
+      await sql`select column_name from information_schema.columns where table_schema = 'widgets' and table_name = 'widget' order by ordinal_position`;
     expect(cols.map((c) => c.column_name)).toEqual(["id", "name"]);
   });
 
@@ -53,18 +54,14 @@ describe("migration runner", () => {
   it("serialises concurrent runners so each migration is applied exactly once", async () => {
     writeMigration("widgets", "0003_gadget.sql", "create table gadget (id int primary key);");
     const others = [1, 2, 3].map(() => connectDb(db.url, { schema: "widgets", max: 1 }));
-    const results = await Promise.all(
-      others.map((s) => migrate(s, { schema: "widgets", migrations: loadMigrations(["widgets"], root) })),
-    );
+    const results = await Promise.all(others.map((s) => migrate(s, { schema: "widgets", migrations: loadMigrations(["widgets"], root) })));
     await Promise.all(others.map((s) => s.end({ timeout: 1 })));
     expect(results.flat()).toEqual(["widgets/0003_gadget.sql"]);
   });
 
   it("rolls back a failing migration completely", async () => {
     writeMigration("widgets", "0004_broken.sql", "create table half_done (id int); select * from no_such_table;");
-    await expect(migrate(sql, { schema: "widgets", migrations: loadMigrations(["widgets"], root) })).rejects.toBeInstanceOf(
-      MigrationError,
-    );
+    await expect(migrate(sql, { schema: "widgets", migrations: loadMigrations(["widgets"], root) })).rejects.toBeInstanceOf(MigrationError);
     const [t] = await sql`select to_regclass('widgets.half_done') as t`;
     expect(t!.t).toBeNull();
   });

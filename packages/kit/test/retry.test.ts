@@ -4,7 +4,8 @@ import { backoffDelay, nextRetryDelay, retryAfterMs, type AttemptOutcome } from 
 
 const policy = { attempts: 4, backoffMs: 100, maxBackoffMs: 1000 };
 const now = new Date("2026-01-01T00:00:00Z");
-const next = (outcome: AttemptOutcome, idempotent: boolean, attempt = 1) => nextRetryDelay({ attempt, policy, idempotent, outcome, random: 0, now });
+const next = (outcome: AttemptOutcome, idempotent: boolean, attempt = 1) =>
+  nextRetryDelay({ attempt, policy, idempotent, outcome, random: 0, now });
 
 describe("backoff", () => {
   it("doubles per retry up to the maximum, with up to 10% jitter", () => {

@@ -7,7 +7,11 @@ import { kitEnv, log, type KitEnv } from "./helpers";
 
 let env: KitEnv;
 let server: RpcServer;
-const echo = defineOp("test.echo", z.object({ caller: Caller, text: z.string().min(1) }), z.object({ text: z.string(), user: z.string().nullable() }));
+const echo = defineOp(
+  "test.echo",
+  z.object({ caller: Caller, text: z.string().min(1) }),
+  z.object({ text: z.string(), user: z.string().nullable() }),
+);
 const missing = defineOp("test.missing", z.object({}), z.object({}));
 const slow = defineOp("test.slow", z.object({ ms: z.number() }), z.object({ done: z.boolean() }));
 const broken = defineOp("test.broken", z.object({}), z.object({}));

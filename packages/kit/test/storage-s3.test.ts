@@ -18,7 +18,13 @@ storageConformance("s3", () => openStorage(s3.config(), "conformance"));
 
 /** A client that records the name of every command it sends (to see multipart happen). */
 function recordingClient(commands: string[]) {
-  const client = s3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
+  const client = s3Client({
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    accessKeyId: "S3RVER",
+    secretAccessKey: "S3RVER",
+  });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       commands.push(String(context.commandName));
@@ -105,7 +111,13 @@ describe("s3 storage driver", () => {
     const s = openStorage(s3.config(), "media");
     await s.put("video/expired.mp4", "x");
     // A URL signed ten minutes ago for one second: its validity is over without waiting.
-    const client = s3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
+    const client = s3Client({
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      accessKeyId: "S3RVER",
+      secretAccessKey: "S3RVER",
+    });
     const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: "media", Key: "video/expired.mp4" }), {
       expiresIn: 1,
       signingDate: new Date(Date.now() - 600_000),

@@ -104,12 +104,27 @@ export interface AnalyzeOptions extends MediaOptions {
 /** Decode the first audio stream once and return its waveform peaks and levels. */
 export async function analyzeAudio(input: string, opts: AnalyzeOptions = {}): Promise<AudioAnalysis> {
   const segments = opts.segments ?? WAVEFORM_SEGMENTS;
-  if (!Number.isInteger(segments) || segments < 1) throw new MediaError("invalid_argument", `segments must be a positive integer, got ${segments}`);
+  if (!Number.isInteger(segments) || segments < 1)
+    throw new MediaError("invalid_argument", `segments must be a positive integer, got ${segments}`);
   const reducer = new PeakReducer();
   let carry: Buffer | null = null;
   await runTool({
     tool: "ffmpeg",
-    args: [...inputArgs(input, opts.inputFormat), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", String(ANALYSIS_SAMPLE_RATE), "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"],
+    args: [
+      ...inputArgs(input, opts.inputFormat),
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-ac",
+      "1",
+      "-ar",
+      String(ANALYSIS_SAMPLE_RATE),
+      "-c:a",
+      "pcm_f32le",
+      "-f",
+      "f32le",
+      "pipe:1",
+    ],
     input,
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,
@@ -146,7 +161,10 @@ export async function waveform(input: string, opts: AnalyzeOptions = {}): Promis
 export async function assertAudible(input: string, opts: AnalyzeOptions = {}): Promise<AudioAnalysis> {
   const a = await analyzeAudio(input, opts);
   if (a.silent) {
-    throw new MediaError("silent", a.empty ? `input has no audio samples: ${describeInput(input)}` : `input is silent (RMS ${a.rmsDb} dBFS): ${describeInput(input)}`);
+    throw new MediaError(
+      "silent",
+      a.empty ? `input has no audio samples: ${describeInput(input)}` : `input is silent (RMS ${a.rmsDb} dBFS): ${describeInput(input)}`,
+    );
   }
   return a;
 }

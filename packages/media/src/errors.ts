@@ -22,7 +22,14 @@ export type MediaErrorCode =
   | "failed";
 
 /** Codes that will fail the same way on every attempt: retrying them only delays the error state. */
-const PERMANENT: ReadonlySet<MediaErrorCode> = new Set(["not_found", "corrupt", "unsupported_format", "no_audio", "silent", "invalid_argument"]);
+const PERMANENT: ReadonlySet<MediaErrorCode> = new Set([
+  "not_found",
+  "corrupt",
+  "unsupported_format",
+  "no_audio",
+  "silent",
+  "invalid_argument",
+]);
 
 export class MediaError extends Error {
   /**
@@ -71,12 +78,12 @@ export function classifyFailure(tool: string, input: string, exitCode: number | 
   const code: MediaErrorCode = UNSUPPORTED_PATTERNS.some((p) => p.test(stderr))
     ? "unsupported_format"
     : NOT_FOUND_PATTERNS.some((p) => p.test(stderr))
-    ? "not_found"
-    : NO_AUDIO_PATTERNS.some((p) => p.test(stderr))
-      ? "no_audio"
-      : CORRUPT_PATTERNS.some((p) => p.test(stderr))
-        ? "corrupt"
-        : "failed";
+      ? "not_found"
+      : NO_AUDIO_PATTERNS.some((p) => p.test(stderr))
+        ? "no_audio"
+        : CORRUPT_PATTERNS.some((p) => p.test(stderr))
+          ? "corrupt"
+          : "failed";
   const what = {
     unsupported_format: "unsupported media format (only self-contained audio/video files are accepted, no playlists or file lists)",
     not_found: "input not found",

@@ -5,7 +5,10 @@ import { encoderArgs, writeOutput, type AudioFormat, type OutputInfo } from "./t
 import type { ProgressOptions } from "./tool";
 
 /** A sine tone of `seconds` at `freq` Hz, written in `format`. */
-export function renderTone(output: string, opts: ProgressOptions & { seconds: number; freq?: number; sampleRate?: number; format: AudioFormat }): Promise<OutputInfo> {
+export function renderTone(
+  output: string,
+  opts: ProgressOptions & { seconds: number; freq?: number; sampleRate?: number; format: AudioFormat },
+): Promise<OutputInfo> {
   const source = `sine=frequency=${opts.freq ?? 440}:sample_rate=${opts.sampleRate ?? 48_000}:duration=${opts.seconds}`;
   return writeOutput(output, (tmp) => ["-f", "lavfi", "-i", source, ...encoderArgs(opts.format), tmp], "(generated tone)", opts);
 }
@@ -13,5 +16,10 @@ export function renderTone(output: string, opts: ProgressOptions & { seconds: nu
 /** A silent VP8 WebM of ffmpeg's test picture (a platform's video recording without audio). */
 export function renderTestVideo(output: string, opts: ProgressOptions & { seconds: number }): Promise<OutputInfo> {
   const source = `testsrc=size=160x120:rate=10:duration=${opts.seconds}`;
-  return writeOutput(output, (tmp) => ["-f", "lavfi", "-i", source, "-an", "-c:v", "libvpx", "-b:v", "100k", "-f", "webm", tmp], "(generated test picture)", opts);
+  return writeOutput(
+    output,
+    (tmp) => ["-f", "lavfi", "-i", source, "-an", "-c:v", "libvpx", "-b:v", "100k", "-f", "webm", tmp],
+    "(generated test picture)",
+    opts,
+  );
 }

@@ -36,7 +36,11 @@ export async function mixdown(inputs: MixInput[], output: string, opts: MixdownO
   if (inputs.length === 0) throw new MediaError("invalid_argument", "mixdown needs at least one track");
   const first = inputs[0]!;
   const explicitRate = "sampleRate" in opts.format ? opts.format.sampleRate : undefined;
-  const sampleRate = explicitRate ?? (await probe(first.input, { signal: opts.signal, timeoutMs: opts.timeoutMs, ...(first.format ? { inputFormat: first.format } : {}) })).audio?.sampleRate ?? 48_000;
+  const sampleRate =
+    explicitRate ??
+    (await probe(first.input, { signal: opts.signal, timeoutMs: opts.timeoutMs, ...(first.format ? { inputFormat: first.format } : {}) }))
+      .audio?.sampleRate ??
+    48_000;
   const channels = opts.format.channels ?? 1;
   const filter = mixdownFilter(
     inputs.map((i) => i.offsetSeconds),
@@ -46,7 +50,15 @@ export async function mixdown(inputs: MixInput[], output: string, opts: MixdownO
   const format = { ...opts.format, channels } as AudioFormat;
   return writeOutput(
     output,
-    (tmp) => [...inputs.flatMap((i) => inputArgs(i.input, i.format)), "-filter_complex", filter, "-map", "[mix]", ...encoderArgs(format), tmp],
+    (tmp) => [
+      ...inputs.flatMap((i) => inputArgs(i.input, i.format)),
+      "-filter_complex",
+      filter,
+      "-map",
+      "[mix]",
+      ...encoderArgs(format),
+      tmp,
+    ],
     inputs.map((i) => i.input).join(", "),
     opts,
   );

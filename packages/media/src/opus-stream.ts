@@ -107,7 +107,8 @@ export interface OpusStreamDecoder {
 export function opusPacketSamples(packet: Buffer): number {
   const toc = packet[0] ?? 0;
   const config = toc >> 3;
-  const frameTenthsMs = config < 12 ? [100, 200, 400, 600][config % 4]! : config < 16 ? [100, 200][config % 2]! : [25, 50, 100, 200][config % 4]!;
+  const frameTenthsMs =
+    config < 12 ? [100, 200, 400, 600][config % 4]! : config < 16 ? [100, 200][config % 2]! : [25, 50, 100, 200][config % 4]!;
   const code = toc & 3;
   const frames = code === 0 ? 1 : code === 3 ? (packet[1] ?? 0) & 0x3f : 2;
   return (frameTenthsMs * 48 * frames) / 10;
@@ -117,10 +118,29 @@ export function opusPacketSamples(packet: Buffer): number {
 export function startOpusDecoder(opts: OpusDecoderOptions): OpusStreamDecoder {
   const rate = opts.sampleRate ?? 16_000;
   const args = [
-    "-nostdin", "-hide_banner", "-loglevel", "error",
-    "-fflags", "nobuffer", "-probesize", "32", "-analyzeduration", "0",
-    "-f", "ogg", "-i", "pipe:0",
-    "-ac", "1", "-ar", String(rate), "-f", "s16le", "-flush_packets", "1", "pipe:1",
+    "-nostdin",
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-fflags",
+    "nobuffer",
+    "-probesize",
+    "32",
+    "-analyzeduration",
+    "0",
+    "-f",
+    "ogg",
+    "-i",
+    "pipe:0",
+    "-ac",
+    "1",
+    "-ar",
+    String(rate),
+    "-f",
+    "s16le",
+    "-flush_packets",
+    "1",
+    "pipe:1",
   ];
   const child = spawn(FFMPEG, args, { stdio: ["pipe", "pipe", "pipe"] });
   const ogg = new OggOpusWriter(2);
@@ -139,7 +159,10 @@ export function startOpusDecoder(opts: OpusDecoderOptions): OpusStreamDecoder {
     child.on("close", (code) => {
       opts.signal?.removeEventListener("abort", onAbort);
       if (failure) return reject(failure);
-      if (code !== 0) return reject(new MediaError("failed", `live Opus decoding failed (ffmpeg exit ${code}): ${stderr.trim().slice(-500)}`, { stderr }));
+      if (code !== 0)
+        return reject(
+          new MediaError("failed", `live Opus decoding failed (ffmpeg exit ${code}): ${stderr.trim().slice(-500)}`, { stderr }),
+        );
       resolve();
     });
   });
@@ -200,8 +223,23 @@ export function startOpusDecoder(opts: OpusDecoderOptions): OpusStreamDecoder {
 }
 
 /** Encode `input` as Ogg/Opus in 20 ms packets, what a WebRTC sender transmits (test peers, benches). */
-export function encodeOggOpus(input: string, output: string, opts: ProgressOptions & { bitrateKbps?: number; channels?: 1 | 2 } = {}): Promise<OutputInfo> {
-  const codec = ["-c:a", "libopus", "-b:a", `${opts.bitrateKbps ?? 32}k`, "-frame_duration", "20", "-ar", "48000", "-ac", String(opts.channels ?? 1)];
+export function encodeOggOpus(
+  input: string,
+  output: string,
+  opts: ProgressOptions & { bitrateKbps?: number; channels?: 1 | 2 } = {},
+): Promise<OutputInfo> {
+  const codec = [
+    "-c:a",
+    "libopus",
+    "-b:a",
+    `${opts.bitrateKbps ?? 32}k`,
+    "-frame_duration",
+    "20",
+    "-ar",
+    "48000",
+    "-ac",
+    String(opts.channels ?? 1),
+  ];
   return writeOutput(output, (tmp) => [...inputArgs(input), "-map", "0:a:0", "-vn", "-sn", "-dn", ...codec, "-f", "ogg", tmp], input, opts);
 }
 
@@ -216,7 +254,7 @@ export async function readOggOpusPackets(path: string): Promise<Buffer[]> {
   }
   const packets: Buffer[] = [];
   let partial: Buffer[] = [];
-  for (let at = 0; at + 27 <= data.length; ) {
+  for (let at = 0; at + 27 <= data.length;) {
     if (data.toString("ascii", at, at + 4) !== "OggS") throw new MediaError("corrupt", `not an Ogg page at byte ${at} of ${path}`);
     const segments = data.readUInt8(at + 26);
     const lacing = data.subarray(at + 27, at + 27 + segments);

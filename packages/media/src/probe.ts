@@ -126,11 +126,10 @@ export type OffsetSource = "stream" | "container" | "first_packet" | "none";
  * container's, if still not positive the first packet's DTS; otherwise 0. Pure, so the order is
  * unit-tested without crafting files for every case.
  */
-export function startOffsetFrom(values: {
-  streamStart: number | null;
-  containerStart: number | null;
-  firstPacketDts: number | null;
-}): { seconds: number; source: OffsetSource } {
+export function startOffsetFrom(values: { streamStart: number | null; containerStart: number | null; firstPacketDts: number | null }): {
+  seconds: number;
+  source: OffsetSource;
+} {
   const positive = (v: number | null): v is number => v !== null && Number.isFinite(v) && v > 0;
   if (positive(values.streamStart)) return { seconds: values.streamStart, source: "stream" };
   if (positive(values.containerStart)) return { seconds: values.containerStart, source: "container" };
@@ -156,7 +155,18 @@ export async function trackStartOffset(input: string, opts: MediaOptions = {}): 
   if (quick.source !== "none") return quick;
   const { stdout } = await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=dts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), localPath(input)],
+    args: [
+      "-select_streams",
+      `${info.audio.index}`,
+      "-show_entries",
+      "packet=dts_time",
+      "-read_intervals",
+      "%+#1",
+      "-of",
+      "csv=p=0",
+      ...inputGuardArgs(info.demuxer),
+      localPath(input),
+    ],
     input,
     ...opts,
   });
@@ -180,7 +190,16 @@ export async function audioDurationMs(input: string, opts: MediaOptions = {}): P
   };
   await runTool({
     tool: "ffprobe",
-    args: ["-select_streams", `${info.audio.index}`, "-show_entries", "packet=duration_time", "-of", "csv=p=0", ...inputGuardArgs(info.demuxer), localPath(input)],
+    args: [
+      "-select_streams",
+      `${info.audio.index}`,
+      "-show_entries",
+      "packet=duration_time",
+      "-of",
+      "csv=p=0",
+      ...inputGuardArgs(info.demuxer),
+      localPath(input),
+    ],
     input,
     ...opts,
     onStdout: (chunk) => {

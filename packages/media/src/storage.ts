@@ -9,7 +9,12 @@ import { pipeline } from "node:stream/promises";
 import type { ObjectStorage } from "@scribe/kit";
 
 /** Copy object `key` to `path` (through a temporary file, so a partial download never looks complete). */
-export async function downloadObject(storage: ObjectStorage, key: string, path: string, opts: { signal?: AbortSignal } = {}): Promise<{ size: number }> {
+export async function downloadObject(
+  storage: ObjectStorage,
+  key: string,
+  path: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<{ size: number }> {
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${randomBytes(6).toString("hex")}.part`;
   try {
@@ -33,7 +38,12 @@ export async function uploadFile(storage: ObjectStorage, key: string, path: stri
  * afterwards). Stored media is untrusted: ffmpeg reads only this copy, never a storage path, so
  * nothing a file could name relative to itself is another user's object.
  */
-export async function withScratchCopy<T>(storage: ObjectStorage, key: string, fn: (path: string) => Promise<T>, opts: { signal?: AbortSignal; root?: string } = {}): Promise<T> {
+export async function withScratchCopy<T>(
+  storage: ObjectStorage,
+  key: string,
+  fn: (path: string) => Promise<T>,
+  opts: { signal?: AbortSignal; root?: string } = {},
+): Promise<T> {
   const dir = await mkdtemp(join(opts.root ?? tmpdir(), "scribe-media-"));
   try {
     const path = join(dir, basename(key).replace(/[^a-zA-Z0-9._-]/g, "_") || "input");

@@ -127,7 +127,11 @@ export function runTool(call: ToolCall): Promise<ToolRun> {
         try {
           call.onStdout(chunk);
         } catch (e) {
-          kill(e instanceof MediaError ? e : new MediaError("failed", `processing ${call.tool} output failed: ${(e as Error).message}`, { cause: e }));
+          kill(
+            e instanceof MediaError
+              ? e
+              : new MediaError("failed", `processing ${call.tool} output failed: ${(e as Error).message}`, { cause: e }),
+          );
         }
         return;
       }
@@ -158,7 +162,9 @@ export function runTool(call: ToolCall): Promise<ToolRun> {
     }
 
     child.on("error", (e) => {
-      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, { cause: e });
+      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, {
+        cause: e,
+      });
     });
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -186,7 +192,10 @@ export async function* streamTool(call: Omit<ToolCall, "onStdout" | "progress" |
     failure ??= err;
     child.kill("SIGKILL");
   };
-  const timer = setTimeout(() => kill(new MediaError("timeout", `${call.tool} timed out after ${timeoutMs} ms on ${describeInput(call.input)}`)), timeoutMs);
+  const timer = setTimeout(
+    () => kill(new MediaError("timeout", `${call.tool} timed out after ${timeoutMs} ms on ${describeInput(call.input)}`)),
+    timeoutMs,
+  );
   const onAbort = () => kill(abortedError(call));
   signal?.addEventListener("abort", onAbort, { once: true });
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -194,7 +203,9 @@ export async function* streamTool(call: Omit<ToolCall, "onStdout" | "progress" |
   });
   const exited = new Promise<number | null>((resolve) => {
     child.on("error", (e) => {
-      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, { cause: e });
+      failure ??= new MediaError("failed", `cannot run ${binary}: ${e.message} (is ffmpeg installed? FFMPEG_PATH/FFPROBE_PATH)`, {
+        cause: e,
+      });
     });
     child.on("close", (code) => resolve(code));
   });

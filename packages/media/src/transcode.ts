@@ -73,7 +73,12 @@ export interface TranscodeOptions extends ProgressOptions {
 /** Decode the first audio stream of `input` and write it to `output` in `format`. */
 export async function transcode(input: string, output: string, opts: TranscodeOptions): Promise<OutputInfo> {
   const filter = alignFilter(opts.offsetSeconds ?? 0);
-  return writeOutput(output, (tmp) => [...inputArgs(input, opts.inputFormat), "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", filter, ...encoderArgs(opts.format), tmp], input, opts);
+  return writeOutput(
+    output,
+    (tmp) => [...inputArgs(input, opts.inputFormat), "-map", "0:a:0", "-vn", "-sn", "-dn", "-af", filter, ...encoderArgs(opts.format), tmp],
+    input,
+    opts,
+  );
 }
 
 /** 16 kHz mono PCM WAV for speech-to-text, optionally shifted by a start offset. */
@@ -82,12 +87,21 @@ export function toSpeechWav(input: string, output: string, opts: ProgressOptions
 }
 
 /** Pad a track with `offsetSeconds` of leading silence so it lines up with the recording's start. */
-export function padTrack(input: string, output: string, offsetSeconds: number, opts: ProgressOptions & { format?: AudioFormat } = {}): Promise<OutputInfo> {
+export function padTrack(
+  input: string,
+  output: string,
+  offsetSeconds: number,
+  opts: ProgressOptions & { format?: AudioFormat } = {},
+): Promise<OutputInfo> {
   return transcode(input, output, { ...opts, format: opts.format ?? SPEECH_WAV, offsetSeconds });
 }
 
 /** MP3 at the input's sample rate unless given (the reference keeps the source rate). */
-export function encodeMp3(input: string, output: string, opts: ProgressOptions & { bitrateKbps?: number; sampleRate?: number; channels?: 1 | 2 } = {}): Promise<OutputInfo> {
+export function encodeMp3(
+  input: string,
+  output: string,
+  opts: ProgressOptions & { bitrateKbps?: number; sampleRate?: number; channels?: 1 | 2 } = {},
+): Promise<OutputInfo> {
   const format: AudioFormat = { kind: "mp3", bitrateKbps: opts.bitrateKbps ?? 64 };
   if (opts.sampleRate) format.sampleRate = opts.sampleRate;
   if (opts.channels) format.channels = opts.channels;

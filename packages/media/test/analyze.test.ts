@@ -57,14 +57,30 @@ describe("waveform of real audio (behaviour §7.3)", () => {
   });
 
   it("tells low noise from speech", async () => {
-    const hiss = await ffmpegFixture("hiss.wav", ["-f", "lavfi", "-i", "anoisesrc=d=2:c=white:r=16000:a=0.0005", "-c:a", "pcm_s16le", "-f", "wav"]);
+    const hiss = await ffmpegFixture("hiss.wav", [
+      "-f",
+      "lavfi",
+      "-i",
+      "anoisesrc=d=2:c=white:r=16000:a=0.0005",
+      "-c:a",
+      "pcm_s16le",
+      "-f",
+      "wav",
+    ]);
     expect((await analyzeAudio(hiss)).silent).toBe(true);
     expect((await analyzeAudio(await tone({ seconds: 1, volume: 0.1 }))).silent).toBe(false);
   });
 
   it("assertAudible fails silent and empty audio with a clear, non-retryable error", async () => {
-    await expect(assertAudible(await silence(3))).rejects.toMatchObject({ code: "silent", retryable: false, message: expect.stringMatching(/silent/) });
-    await expect(assertAudible(await emptyWav())).rejects.toMatchObject({ code: "silent", message: expect.stringMatching(/no audio samples/) });
+    await expect(assertAudible(await silence(3))).rejects.toMatchObject({
+      code: "silent",
+      retryable: false,
+      message: expect.stringMatching(/silent/),
+    });
+    await expect(assertAudible(await emptyWav())).rejects.toMatchObject({
+      code: "silent",
+      message: expect.stringMatching(/no audio samples/),
+    });
     await expect(assertAudible(await garbage())).rejects.toMatchObject({ code: "corrupt" });
   });
 });

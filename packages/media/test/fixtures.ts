@@ -36,11 +36,23 @@ export function ffmpegFixture(name: string, args: string[]): Promise<string> {
 }
 
 /** A sine tone: `seconds` long, `sampleRate` mono WAV unless other output args are given. */
-export function tone(opts: { seconds: number; freq?: number; volume?: number; sampleRate?: number; out?: string[]; name?: string; tsOffset?: number }): Promise<string> {
+export function tone(opts: {
+  seconds: number;
+  freq?: number;
+  volume?: number;
+  sampleRate?: number;
+  out?: string[];
+  name?: string;
+  tsOffset?: number;
+}): Promise<string> {
   const vol = opts.volume ?? 0.5;
   const args = [
-    "-f", "lavfi", "-i", `sine=f=${opts.freq ?? 440}:d=${opts.seconds}:r=${opts.sampleRate ?? 16000}`,
-    "-af", `volume=${vol}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `sine=f=${opts.freq ?? 440}:d=${opts.seconds}:r=${opts.sampleRate ?? 16000}`,
+    "-af",
+    `volume=${vol}`,
     ...(opts.tsOffset ? ["-output_ts_offset", String(opts.tsOffset)] : []),
     ...(opts.out ?? ["-ac", "1", "-c:a", "pcm_s16le", "-f", "wav"]),
   ];
@@ -49,7 +61,18 @@ export function tone(opts: { seconds: number; freq?: number; volume?: number; sa
 
 /** Digital silence (all samples 0). */
 export function silence(seconds: number): Promise<string> {
-  return ffmpegFixture("silence.wav", ["-f", "lavfi", "-i", `anullsrc=r=16000:cl=mono`, "-t", String(seconds), "-c:a", "pcm_s16le", "-f", "wav"]);
+  return ffmpegFixture("silence.wav", [
+    "-f",
+    "lavfi",
+    "-i",
+    `anullsrc=r=16000:cl=mono`,
+    "-t",
+    String(seconds),
+    "-c:a",
+    "pcm_s16le",
+    "-f",
+    "wav",
+  ]);
 }
 
 /** A valid WAV with no samples at all. */

@@ -37,7 +37,7 @@ async function inScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 const Input = z.object({ transcriptId: z.string(), tracks: z.array(z.object({ key: z.string(), participant: z.string() })).min(1) });
 
 const multitrack = workflow("multitrack_example", Input)
-  .forEach("align_track", { items: (input) => input.tracks, queue: CPU}, async (ctx) =>
+  .forEach("align_track", { items: (input) => input.tracks, queue: CPU }, async (ctx) =>
     inScratch(async (dir) => {
       const local = join(dir, "track.webm");
       await downloadObject(storage, ctx.item.key, local, { signal: ctx.signal });
@@ -52,10 +52,17 @@ const multitrack = workflow("multitrack_example", Input)
     }),
   )
   .forEachOf("transcribe_track", { of: "align_track" }, async (ctx) => [
-    { text: `words of speaker ${ctx.item.speaker}`, start: ctx.item.offsetSeconds, end: ctx.item.offsetSeconds + ctx.item.durationMs / 1000, speaker: ctx.item.speaker },
+    {
+      text: `words of speaker ${ctx.item.speaker}`,
+      start: ctx.item.offsetSeconds,
+      end: ctx.item.offsetSeconds + ctx.item.durationMs / 1000,
+      speaker: ctx.item.speaker,
+    },
   ])
-  .step("merge_words", { after: ["transcribe_track"] }, async (ctx) => ctx.parents.transcribe_track.flat().sort((a, b) => a.start - b.start))
-  .step("mixdown", { after: ["align_track"], queue: MIXDOWN, timeoutMs: 20 * 60_000}, async (ctx) =>
+  .step("merge_words", { after: ["transcribe_track"] }, async (ctx) =>
+    ctx.parents.transcribe_track.flat().sort((a, b) => a.start - b.start),
+  )
+  .step("mixdown", { after: ["align_track"], queue: MIXDOWN, timeoutMs: 20 * 60_000 }, async (ctx) =>
     inScratch(async (dir) => {
       const inputs = [];
       for (const t of ctx.parents.align_track) {
@@ -64,12 +71,16 @@ const multitrack = workflow("multitrack_example", Input)
         inputs.push({ input: local, offsetSeconds: t.offsetSeconds });
       }
       const mp3 = join(dir, "audio.mp3");
-      const { durationMs } = await mixdown(inputs, mp3, { format: { kind: "mp3", bitrateKbps: 64 }, signal: ctx.signal, onProgress: () => ctx.heartbeat() });
+      const { durationMs } = await mixdown(inputs, mp3, {
+        format: { kind: "mp3", bitrateKbps: 64 },
+        signal: ctx.signal,
+        onProgress: () => ctx.heartbeat(),
+      });
       await uploadFile(storage, transcriptKeys.mp3(ctx.input.transcriptId), mp3, "audio/mpeg");
       return { durationMs };
     }),
   )
-  .step("waveform", { after: ["mixdown"]}, async (ctx) =>
+  .step("waveform", { after: ["mixdown"] }, async (ctx) =>
     inScratch(async (dir) => {
       const mp3 = join(dir, "audio.mp3");
       await downloadObject(storage, transcriptKeys.mp3(ctx.input.transcriptId), mp3, { signal: ctx.signal });
@@ -87,7 +98,11 @@ const multitrack = workflow("multitrack_example", Input)
     const keys: string[] = [];
     for await (const o of storage.list(work)) keys.push(o.key);
     await storage.delete(keys);
-    return { words: ctx.parents.merge_words.length, durationMs: ctx.parents.mixdown.durationMs, waveformPoints: ctx.parents.waveform.points };
+    return {
+      words: ctx.parents.merge_words.length,
+      durationMs: ctx.parents.mixdown.durationMs,
+      waveformPoints: ctx.parents.waveform.points,
+    };
   })
   .build();
 
@@ -104,7 +119,14 @@ afterAll(async () => {
 });
 
 const webm = (seconds: number, freq: number, offset: number) =>
-  tone({ seconds, freq, sampleRate: 48000, tsOffset: offset, name: `track-${freq}.webm`, out: ["-ac", "1", "-c:a", "libopus", "-f", "webm"] });
+  tone({
+    seconds,
+    freq,
+    sampleRate: 48000,
+    tsOffset: offset,
+    name: `track-${freq}.webm`,
+    out: ["-ac", "1", "-c:a", "libopus", "-f", "webm"],
+  });
 
 describe("a multitrack-shaped workflow on @scribe/workflow + @scribe/media", () => {
   it("aligns, transcribes per track, merges in time order, mixes to MP3 and makes a NaN-free waveform", async () => {
@@ -114,15 +136,25 @@ describe("a multitrack-shaped workflow on @scribe/workflow + @scribe/media", () 
       { file: await webm(2, 700, 1.5), key: "rec/middle.webm", participant: "b" },
     ];
     for (const t of tracks) await uploadFile(storage, t.key, t.file);
-    const { runId } = await startRun(s.sql, multitrack, { transcriptId: "tr-1", tracks: tracks.map(({ key, participant }) => ({ key, participant })) }, { subject: "tr-1" });
-    const run = await eventually(async () => {
-      const r = await getRun(s.sql, runId);
-      if (r?.status === "failed") throw new Error(`run failed: ${r.errorStep}: ${r.error}`);
-      return r?.status === "succeeded" ? r : null;
-    }, { timeoutMs: 60_000, message: "multitrack run succeeded" });
+    const { runId } = await startRun(
+      s.sql,
+      multitrack,
+      { transcriptId: "tr-1", tracks: tracks.map(({ key, participant }) => ({ key, participant })) },
+      { subject: "tr-1" },
+    );
+    const run = await eventually(
+      async () => {
+        const r = await getRun(s.sql, runId);
+        if (r?.status === "failed") throw new Error(`run failed: ${r.errorStep}: ${r.error}`);
+        return r?.status === "succeeded" ? r : null;
+      },
+      { timeoutMs: 60_000, message: "multitrack run succeeded" },
+    );
     expect(run.steps.filter((x) => x.step === "transcribe_track" && x.index !== null)).toHaveLength(3);
 
-    const [merged] = await s.sql<{ output: { speaker: number; start: number }[] }[]>`select output from workflow_steps where run_id = ${runId} and step = 'merge_words'`;
+    const [merged] = await s.sql<
+      { output: { speaker: number; start: number }[] }[]
+    >`select output from workflow_steps where run_id = ${runId} and step = 'merge_words'`;
     expect(merged!.output.map((w) => w.speaker)).toEqual([1, 2, 0]);
     expect(merged!.output[2]!.start).toBeGreaterThan(3.9);
 
@@ -143,11 +175,20 @@ describe("a multitrack-shaped workflow on @scribe/workflow + @scribe/media", () 
   it("fails at once with a clear error when a track is corrupt", async () => {
     await uploadFile(storage, "rec/broken.webm", await garbage());
     await uploadFile(storage, "rec/ok.webm", await webm(2, 500, 0));
-    const { runId } = await startRun(s.sql, multitrack, { transcriptId: "tr-2", tracks: [{ key: "rec/ok.webm", participant: "a" }, { key: "rec/broken.webm", participant: "b" }] });
-    const run = await eventually(async () => {
-      const r = await getRun(s.sql, runId);
-      return r?.status === "failed" ? r : null;
-    }, { timeoutMs: 60_000 });
+    const { runId } = await startRun(s.sql, multitrack, {
+      transcriptId: "tr-2",
+      tracks: [
+        { key: "rec/ok.webm", participant: "a" },
+        { key: "rec/broken.webm", participant: "b" },
+      ],
+    });
+    const run = await eventually(
+      async () => {
+        const r = await getRun(s.sql, runId);
+        return r?.status === "failed" ? r : null;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(run.errorStep).toBe("align_track[1]");
     expect(run.error).toMatch(/^MediaError: input is corrupt or not a supported audio\/video file: /);
     expect(run.steps.find((x) => x.step === "align_track" && x.index === 1)?.attempts).toBe(1);

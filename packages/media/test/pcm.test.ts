@@ -11,7 +11,13 @@ async function collect(blocks: AsyncIterable<Int16Array>): Promise<Int16Array[]>
 
 describe("decodePcm", () => {
   it("streams 16-bit mono samples at the asked rate, whatever the input's", async () => {
-    const input = await tone({ seconds: 2, sampleRate: 44100, volume: 0.5, name: "tone44-stereo.mp3", out: ["-ac", "2", "-c:a", "libmp3lame", "-f", "mp3"] });
+    const input = await tone({
+      seconds: 2,
+      sampleRate: 44100,
+      volume: 0.5,
+      name: "tone44-stereo.mp3",
+      out: ["-ac", "2", "-c:a", "libmp3lame", "-f", "mp3"],
+    });
     const blocks = await collect(decodePcm(input, { sampleRate: 16_000, inputFormat: "mp3" }));
     const samples = blocks.reduce((n, b) => n + b.length, 0);
     expect(samples).toBeGreaterThan(31_000);

@@ -83,7 +83,15 @@ describe("mixdown", () => {
     const a = await tone({ seconds: 2, freq: 300, volume: 0.3, name: "quiet-a.wav" });
     const b = await tone({ seconds: 2, freq: 300, volume: 0.3, name: "quiet-b.wav" });
     const single = await analyzeAudio(a);
-    await mixdown([{ input: a, offsetSeconds: 0 }, { input: b, offsetSeconds: 0 }, { input: a, offsetSeconds: 3 }], out("sum.wav"), { format: { kind: "wav" } });
+    await mixdown(
+      [
+        { input: a, offsetSeconds: 0 },
+        { input: b, offsetSeconds: 0 },
+        { input: a, offsetSeconds: 3 },
+      ],
+      out("sum.wav"),
+      { format: { kind: "wav" } },
+    );
     const mix = await analyzeAudio(out("sum.wav"), { segments: 5 });
     // Two identical in-phase tones sum to twice the level; amix normalize=1 would have divided by 3.
     expect(mix.peak).toBeGreaterThan(single.peak * 1.8);
@@ -93,7 +101,14 @@ describe("mixdown", () => {
   });
 
   it("names the corrupt input", async () => {
-    const err = await mixdown([{ input: await tone({ seconds: 1 }), offsetSeconds: 0 }, { input: await garbage(), offsetSeconds: 1 }], out("x.wav"), { format: { kind: "wav", sampleRate: 16000 } }).catch((e: unknown) => e);
+    const err = await mixdown(
+      [
+        { input: await tone({ seconds: 1 }), offsetSeconds: 0 },
+        { input: await garbage(), offsetSeconds: 1 },
+      ],
+      out("x.wav"),
+      { format: { kind: "wav", sampleRate: 16000 } },
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "corrupt" });
     expect((err as Error).message).toContain("garbage");
   });

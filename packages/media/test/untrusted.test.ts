@@ -9,7 +9,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { analyzeAudio, audioDurationMs, decodePcm, encodeMp3, inputArgs, isMediaError, mixdown, probe, toSpeechWav, trackStartOffset, type MediaError } from "../src/index";
+import {
+  analyzeAudio,
+  audioDurationMs,
+  decodePcm,
+  encodeMp3,
+  inputArgs,
+  isMediaError,
+  mixdown,
+  probe,
+  toSpeechWav,
+  trackStartOffset,
+  type MediaError,
+} from "../src/index";
 import { tone } from "./fixtures";
 
 const run = promisify(execFile);
@@ -63,9 +75,11 @@ async function refusedEverywhere(input: string): Promise<void> {
   await refusal(trackStartOffset(input));
   await refusal(audioDurationMs(input));
   await refusal(analyzeAudio(input));
-  await refusal((async () => {
-    for await (const _ of decodePcm(input)) throw new Error("decoded samples of a playlist");
-  })());
+  await refusal(
+    (async () => {
+      for await (const _ of decodePcm(input)) throw new Error("decoded samples of a playlist");
+    })(),
+  );
   await refusal(toSpeechWav(input, join(dir, "attacker", "out.wav")));
   await refusal(encodeMp3(input, join(dir, "attacker", "out.mp3")));
   await refusal(mixdown([{ input, offsetSeconds: 0 }], join(dir, "attacker", "mix.mp3"), { format: { kind: "mp3", sampleRate: 16000 } }));
@@ -125,7 +139,13 @@ describe("self-contained audio and video still process", () => {
   });
 
   it("webm: a platform track with a start offset", async () => {
-    const input = await tone({ seconds: 1, sampleRate: 48000, tsOffset: 1.5, name: "track.webm", out: ["-ac", "1", "-c:a", "libopus", "-f", "webm"] });
+    const input = await tone({
+      seconds: 1,
+      sampleRate: 48000,
+      tsOffset: 1.5,
+      name: "track.webm",
+      out: ["-ac", "1", "-c:a", "libopus", "-f", "webm"],
+    });
     const info = await probe(input);
     expect(info.demuxer).toBe("matroska");
     expect((await trackStartOffset(input, { inputFormat: info.demuxer })).seconds).toBeCloseTo(1.5, 1);

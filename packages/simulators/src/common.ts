@@ -34,31 +34,33 @@ export async function startJsonServer(opts: {
   /** Fixed port (`scribe dev`); default any free one. */
   port?: number;
 }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(asyncListener(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? "/", "http://sim");
-    const text = Buffer.concat(chunks).toString("utf8");
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      return send(res, { status: 400, body: { error: "invalid-request-error", info: "body is not JSON" } });
-    }
-    const request: SimRequest = { method: req.method ?? "GET", path: url.pathname.replace(/^\/v1/, ""), query: url.searchParams, body };
-    let response: SimResponse;
-    if (req.headers.authorization !== `Bearer ${opts.apiKey}`) {
-      response = { status: 401, body: { error: "authentication-error", info: "missing or wrong API key" } };
-    } else {
+  const server = createServer(
+    asyncListener(async (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const url = new URL(req.url ?? "/", "http://sim");
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown;
       try {
-        response = await opts.handle(request);
-      } catch (e) {
-        response = { status: 500, body: { error: "server-error", info: (e as Error).message } };
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        return send(res, { status: 400, body: { error: "invalid-request-error", info: "body is not JSON" } });
       }
-    }
-    opts.calls.push({ ...request, status: response.status });
-    send(res, response);
-  }));
+      const request: SimRequest = { method: req.method ?? "GET", path: url.pathname.replace(/^\/v1/, ""), query: url.searchParams, body };
+      let response: SimResponse;
+      if (req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+        response = { status: 401, body: { error: "authentication-error", info: "missing or wrong API key" } };
+      } else {
+        try {
+          response = await opts.handle(request);
+        } catch (e) {
+          response = { status: 500, body: { error: "server-error", info: (e as Error).message } };
+        }
+      }
+      opts.calls.push({ ...request, status: response.status });
+      send(res, response);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, "127.0.0.1", resolve);
@@ -105,7 +107,12 @@ const AUDIO_FORMATS: Record<Exclude<Encoding, "webm-vp8">, AudioFormat> = {
  * Encode `input` (an audio file; null = a generated 2 s tone) and store it under `key`; "webm-vp8"
  * is always a 1 s test picture without audio. Returns the stored size and the media duration in seconds.
  */
-export async function encodeInto(storage: ObjectStorage, key: string, input: string | null, encoding: Encoding): Promise<{ size: number; duration: number }> {
+export async function encodeInto(
+  storage: ObjectStorage,
+  key: string,
+  input: string | null,
+  encoding: Encoding,
+): Promise<{ size: number; duration: number }> {
   const dir = await mkdtemp(join(tmpdir(), "scribe-sim-"));
   const out = join(dir, encoding === "mp4-aac" ? "out.mp4" : "out.webm");
   try {

@@ -45,7 +45,8 @@ export const MeetingScriptInput = z
     const ids = new Set(s.speakers.map((p) => p.id));
     if (ids.size !== s.speakers.length) ctx.addIssue({ code: "custom", path: ["speakers"], message: "speaker ids must be unique" });
     s.turns.forEach((t, i) => {
-      if (!ids.has(t.speaker)) ctx.addIssue({ code: "custom", path: ["turns", i, "speaker"], message: `no speaker with id ${JSON.stringify(t.speaker)}` });
+      if (!ids.has(t.speaker))
+        ctx.addIssue({ code: "custom", path: ["turns", i, "speaker"], message: `no speaker with id ${JSON.stringify(t.speaker)}` });
     });
   });
 
@@ -63,7 +64,11 @@ export interface HeldMeeting {
 
 /** A webhook Scribe did not take: the meeting cannot go on as the platform would have it. */
 export class WebhookRefused extends Error {
-  constructor(readonly what: string, readonly status: number, readonly body: string) {
+  constructor(
+    readonly what: string,
+    readonly status: number,
+    readonly body: string,
+  ) {
     super(`Scribe answered ${status} to ${what}: ${body.slice(0, 300)}`);
   }
 }
@@ -74,7 +79,12 @@ function accepted<T extends { status: number; body: string }>(what: string, d: T
 }
 
 /** Hold a meeting from `script` in the simulator's room `roomName` (see the file header). */
-export async function holdMeeting(sim: DailySimulator, roomName: string, script: MeetingScript, opts: { video?: boolean } = {}): Promise<HeldMeeting> {
+export async function holdMeeting(
+  sim: DailySimulator,
+  roomName: string,
+  script: MeetingScript,
+  opts: { video?: boolean } = {},
+): Promise<HeldMeeting> {
   const fixture = await synthesizeMeeting(script);
   const tracks = fixture.truth.tracks;
   // Everyone who speaks is in the call, in the order they first speak; then they leave the same way.
@@ -136,7 +146,8 @@ export function dailyControlRoutes(sim: () => DailySimulator, hasWebhookUrl: () 
         return invalid(`${issue.path.join(".") || "(body)"}: ${issue.message}`);
       }
       if (!sim().rooms.has(roomName)) return { status: 404, body: { error: "not-found", info: `room ${roomName} not found` } };
-      if (!hasWebhookUrl()) return { status: 409, body: { error: "invalid-request-error", info: "the simulator has no webhook URL to send the meeting to" } };
+      if (!hasWebhookUrl())
+        return { status: 409, body: { error: "invalid-request-error", info: "the simulator has no webhook URL to send the meeting to" } };
       try {
         return { status: 200, body: await holdMeeting(sim(), roomName, parsed.data.script, { video: parsed.data.video }) };
       } catch (e) {

@@ -84,7 +84,10 @@ export interface DailySimulator {
    */
   finishRecording(opts: { roomName: string; tracks: TrackSpec[]; video?: boolean; startedAt?: Date }): Promise<FinishedRecording>;
   /** Sign and send any webhook body (tests of bad signatures and replays override the parts). */
-  sendWebhook(body: unknown, opts?: { timestamp?: string; signature?: string; rawBody?: string }): Promise<Delivery & { rawBody: string; timestamp: string; signature: string }>;
+  sendWebhook(
+    body: unknown,
+    opts?: { timestamp?: string; signature?: string; rawBody?: string },
+  ): Promise<Delivery & { rawBody: string; timestamp: string; signature: string }>;
   /** Remove a room as Daily does at its `exp`. */
   expireRoom(roomName: string): void;
   close(): Promise<void>;
@@ -111,7 +114,10 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
   const present = (room: SimDailyRoom) => room.participants.filter((p) => p.leftAt === null);
   // Set once the simulator object exists (the control routes drive it like a test would).
   let self: DailySimulator | null = null;
-  const control = dailyControlRoutes(() => self!, () => webhookUrl !== null);
+  const control = dailyControlRoutes(
+    () => self!,
+    () => webhookUrl !== null,
+  );
 
   const roomJson = (r: SimDailyRoom) => ({
     id: r.id,
@@ -168,7 +174,8 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
           return { status: 200, body: { total_count: data.length, data } };
         }
         if (parts[2] === "recordings" && parts[3] === "start" && req.method === "POST") {
-          if (present(room).length === 0) return { status: 400, body: { error: "invalid-request-error", info: "room does not seem to be hosting a call currently" } };
+          if (present(room).length === 0)
+            return { status: 400, body: { error: "invalid-request-error", info: "room does not seem to be hosting a call currently" } };
           const type = String(body.type ?? "cloud");
           const instanceId = String(body.instanceId ?? randomUUID());
           if (room.recordings.some((r) => r.active && r.instanceId === instanceId)) {
@@ -279,7 +286,13 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
         let who = room.participants.find((p) => p.userName === t.participantName && (t.userId === undefined || p.userId === t.userId));
         if (!who) {
           const id = randomUUID();
-          who = { id, userId: t.userId ?? id, userName: t.participantName, joinedAt: recStart + Math.round(t.startOffsetSeconds * 1000), leftAt: null };
+          who = {
+            id,
+            userId: t.userId ?? id,
+            userName: t.participantName,
+            joinedAt: recStart + Math.round(t.startOffsetSeconds * 1000),
+            leftAt: null,
+          };
           room.participants.push(who);
           await sendWebhook(event("participant.joined", participantPayload(room, who)));
           who.leftAt = now();

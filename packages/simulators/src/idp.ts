@@ -93,7 +93,10 @@ export async function startIdp(opts: { alg?: IdpAlgorithm; audience?: string; po
         } catch {
           return send(400, { error: "body must be JSON claims" });
         }
-        sim.token(claims).then((t) => send(200, { access_token: t, token_type: "bearer" }), (e: Error) => send(500, { error: e.message }));
+        sim.token(claims).then(
+          (t) => send(200, { access_token: t, token_type: "bearer" }),
+          (e: Error) => send(500, { error: e.message }),
+        );
       });
       return;
     }

@@ -44,8 +44,15 @@ export interface WherebySimulator {
   join(meetingId: string, who: { displayName: string; externalId?: string }): Promise<{ participantId: string; webhook: Delivery }>;
   leave(meetingId: string, participantId: string): Promise<{ webhook: Delivery; ended: Delivery | null }>;
   /** Store one recording file (AAC in MP4) and send `recording.finished`. */
-  finishRecording(opts: { meetingId: string; audioFile?: string }): Promise<{ recordingId: string; key: string; size: number; webhook: Delivery }>;
-  sendWebhook(type: string, data: Record<string, unknown>, opts?: { t?: string; signature?: string; id?: string }): Promise<Delivery & { rawBody: string }>;
+  finishRecording(opts: {
+    meetingId: string;
+    audioFile?: string;
+  }): Promise<{ recordingId: string; key: string; size: number; webhook: Delivery }>;
+  sendWebhook(
+    type: string,
+    data: Record<string, unknown>,
+    opts?: { t?: string; signature?: string; id?: string },
+  ): Promise<Delivery & { rawBody: string }>;
   close(): Promise<void>;
 }
 
@@ -102,7 +109,11 @@ export async function startWherebySimulator(opts: WherebySimulatorOptions): Prom
       }
       const match = /^\/meetings\/([^/]+)$/.exec(req.path);
       const m = match ? meetings.get(decodeURIComponent(match[1]!)) : undefined;
-      if (m && req.method === "GET") return { status: 200, body: { meetingId: m.meetingId, roomName: m.roomName, roomUrl: m.roomUrl, startDate: m.startDate, endDate: m.endDate } };
+      if (m && req.method === "GET")
+        return {
+          status: 200,
+          body: { meetingId: m.meetingId, roomName: m.roomName, roomUrl: m.roomUrl, startDate: m.startDate, endDate: m.endDate },
+        };
       if (m && req.method === "DELETE") {
         meetings.delete(m.meetingId);
         return { status: 204 };
@@ -179,7 +190,12 @@ export async function startWherebySimulator(opts: WherebySimulatorOptions): Prom
       let ended: Delivery | null = null;
       if (present(m).length === 0 && session && opts.endSessionWhenEmpty !== false) {
         session.endedAt = new Date().toISOString();
-        ended = await sendWebhook("room.session.ended", { meetingId, roomName: m.roomName, roomSessionId: session.roomSessionId, endedAt: session.endedAt });
+        ended = await sendWebhook("room.session.ended", {
+          meetingId,
+          roomName: m.roomName,
+          roomSessionId: session.roomSessionId,
+          endedAt: session.endedAt,
+        });
       }
       return { webhook, ended };
     },

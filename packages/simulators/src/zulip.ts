@@ -64,7 +64,14 @@ export async function startZulipSimulator(opts: { botEmail?: string; apiKey?: st
       return { status: failures.status, body: error("Internal server error", "INTERNAL") };
     }
     if (req.method === "GET" && path === "/api/v1/streams") {
-      return { status: 200, body: { result: "success", msg: "", streams: streams.map((s) => ({ stream_id: s.stream_id, name: s.name, description: "", invite_only: false })) } };
+      return {
+        status: 200,
+        body: {
+          result: "success",
+          msg: "",
+          streams: streams.map((s) => ({ stream_id: s.stream_id, name: s.name, description: "", invite_only: false })),
+        },
+      };
     }
     const topics = /^\/api\/v1\/users\/me\/(\d+)\/topics$/.exec(path);
     if (req.method === "GET" && topics) {
@@ -74,7 +81,8 @@ export async function startZulipSimulator(opts: { botEmail?: string; apiKey?: st
     }
     if (req.method === "POST" && path === "/api/v1/messages") {
       if (form.type !== "stream" || !form.to || form.content === undefined) return { status: 400, body: error("Missing 'to' argument") };
-      if (!streams.some((s) => s.name === form.to)) return { status: 400, body: error(`Stream '${form.to}' does not exist`, "STREAM_DOES_NOT_EXIST") };
+      if (!streams.some((s) => s.name === form.to))
+        return { status: 400, body: error(`Stream '${form.to}' does not exist`, "STREAM_DOES_NOT_EXIST") };
       const id = nextId++;
       messages.set(id, { id, stream: form.to, topic: form.topic ?? "", content: form.content, edits: 0 });
       return { status: 200, body: { result: "success", msg: "", id } };
@@ -91,15 +99,17 @@ export async function startZulipSimulator(opts: { botEmail?: string; apiKey?: st
     return { status: 404, body: error("Not found", "NOT_FOUND") };
   }
 
-  const server = createServer(asyncListener(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? "/", "http://zulip");
-    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
-    const { status, body } = handle(req, url.pathname, form);
-    calls.push({ method: req.method ?? "", path: url.pathname, form, status });
-    answer(res, status, body);
-  }));
+  const server = createServer(
+    asyncListener(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const url = new URL(req.url ?? "/", "http://zulip");
+      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
+      const { status, body } = handle(req, url.pathname, form);
+      calls.push({ method: req.method ?? "", path: url.pathname, form, status });
+      answer(res, status, body);
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -91,7 +91,12 @@ describe("Daily simulator control API", () => {
     await createRoom("standup-1");
     const res = await hold("standup-1", { script });
     expect(res.status).toBe(200);
-    const held = res.body as { recording_id: string; words: number; participants: { name: string; participant_id: string; start_offset_seconds: number; track_key: string; size: number }[]; webhooks: unknown };
+    const held = res.body as {
+      recording_id: string;
+      words: number;
+      participants: { name: string; participant_id: string; start_offset_seconds: number; track_key: string; size: number }[];
+      webhooks: unknown;
+    };
 
     expect(received.map((r) => r.type)).toEqual([
       "participant.joined",
@@ -103,7 +108,12 @@ describe("Daily simulator control API", () => {
     ]);
     expect(received.every((r) => r.signatureValid)).toBe(true);
     expect(received.slice(0, 2).map((r) => r.payload.user_name)).toEqual(["Ann", "Ben"]);
-    expect(held.webhooks).toEqual({ participant_joined: [200, 200], participant_left: [200, 200], meeting_ended: 200, recording_ready: 200 });
+    expect(held.webhooks).toEqual({
+      participant_joined: [200, 200],
+      participant_left: [200, 200],
+      meeting_ended: 200,
+      recording_ready: 200,
+    });
     expect(held.words).toBe(12);
 
     // One track per speaker, Ben's starting after Ann's turn and the 1.5 s pause.
@@ -122,8 +132,16 @@ describe("Daily simulator control API", () => {
 
     // The recording webhook names exactly those tracks, keyed as Daily keys them.
     const ready = received.at(-1)!.payload;
-    expect(ready).toMatchObject({ type: "raw-tracks", recording_id: held.recording_id, room_name: "standup-1", status: "finished", max_participants: 2 });
-    expect((ready.tracks as { s3Key: string; type: string }[]).map((t) => [t.type, t.s3Key])).toEqual(held.participants.map((p) => ["audio", p.track_key]));
+    expect(ready).toMatchObject({
+      type: "raw-tracks",
+      recording_id: held.recording_id,
+      room_name: "standup-1",
+      status: "finished",
+      max_participants: 2,
+    });
+    expect((ready.tracks as { s3Key: string; type: string }[]).map((t) => [t.type, t.s3Key])).toEqual(
+      held.participants.map((p) => ["audio", p.track_key]),
+    );
     expect(ann!.track_key).toMatch(new RegExp(`^scribe-sim/standup-1/\\d+-${ann!.participant_id}-cam-audio-\\d+$`));
     // The participants who joined are the ones whose tracks were recorded.
     expect(received[0]!.payload.session_id).toBe(ann!.participant_id);
@@ -132,7 +150,10 @@ describe("Daily simulator control API", () => {
   it("answers 400 naming the field of a bad script, 404 for a room it does not know", async () => {
     await createRoom("standup-2");
     const badSpeaker = await hold("standup-2", { script: { ...script, turns: [{ speaker: "zoe", text: "Hello." }] } });
-    expect(badSpeaker).toMatchObject({ status: 400, body: { info: expect.stringMatching(/^script\.turns\.0\.speaker: no speaker with id "zoe"/) } });
+    expect(badSpeaker).toMatchObject({
+      status: 400,
+      body: { info: expect.stringMatching(/^script\.turns\.0\.speaker: no speaker with id "zoe"/) },
+    });
     const badVoice = await hold("standup-2", { script: { ...script, speakers: [{ id: "ann", name: "Ann", voice: "robot" }] } });
     expect(badVoice).toMatchObject({ status: 400, body: { info: expect.stringMatching(/^script\.speakers\.0\.voice:/) } });
     const noScript = await hold("standup-2", {});
@@ -152,7 +173,12 @@ describe("Daily simulator control API", () => {
     }
     const rooms = await control("/rooms");
     expect(rooms.status).toBe(200);
-    expect(rooms.body.rooms).toEqual(expect.arrayContaining([{ name: "standup-3", present: ["Ann"] }, { name: "standup-1", present: [] }]));
+    expect(rooms.body.rooms).toEqual(
+      expect.arrayContaining([
+        { name: "standup-3", present: ["Ann"] },
+        { name: "standup-1", present: [] },
+      ]),
+    );
   });
 
   it("needs the simulator's API key", async () => {

@@ -31,19 +31,22 @@ describe("speech engines", () => {
     expect(await speechEngine()).toBe("flite");
   });
 
-  it.each(["flite", "espeak-ng"] as const)("%s: one track per speaker, the second starting after the first turn and the pause", async (engine) => {
-    const fx = await synthesizeMeeting(script, cache, engine);
-    expect(fx.truth.tracks.map((t) => t.name)).toEqual(["Ann", "Ben"]);
-    const [ann, ben] = fx.truth.tracks;
-    expect(ann!.offset).toBeCloseTo(0.5, 3);
-    expect(ben!.offset).toBeGreaterThan(ann!.offset + ann!.duration + 0.9);
-    for (const t of fx.truth.tracks) {
-      const wav = await readWav(fx.trackPaths[t.speaker]!);
-      expect(wav.sampleRate).toBe(16000);
-      expect(wav.samples.length / 16000).toBeCloseTo(t.duration, 2);
-      expect(wav.samples.reduce((m, x) => Math.max(m, Math.abs(x)), 0)).toBeGreaterThan(1000);
-    }
-  });
+  it.each(["flite", "espeak-ng"] as const)(
+    "%s: one track per speaker, the second starting after the first turn and the pause",
+    async (engine) => {
+      const fx = await synthesizeMeeting(script, cache, engine);
+      expect(fx.truth.tracks.map((t) => t.name)).toEqual(["Ann", "Ben"]);
+      const [ann, ben] = fx.truth.tracks;
+      expect(ann!.offset).toBeCloseTo(0.5, 3);
+      expect(ben!.offset).toBeGreaterThan(ann!.offset + ann!.duration + 0.9);
+      for (const t of fx.truth.tracks) {
+        const wav = await readWav(fx.trackPaths[t.speaker]!);
+        expect(wav.sampleRate).toBe(16000);
+        expect(wav.samples.length / 16000).toBeCloseTo(t.duration, 2);
+        expect(wav.samples.reduce((m, x) => Math.max(m, Math.abs(x)), 0)).toBeGreaterThan(1000);
+      }
+    },
+  );
 
   it("keeps each engine's fixture in its own cache entry", async () => {
     const flite = await synthesizeMeeting(script, cache, "flite");

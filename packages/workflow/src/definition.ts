@@ -21,7 +21,8 @@ const TOKEN = /^[a-z0-9_-]+$/;
 const STEP_NAME = /^[a-z][a-z0-9_]*$/;
 
 export function defineQueue(name: string, opts: { concurrency: number }): Queue {
-  if (!TOKEN.test(name)) throw new Error(`queue name ${JSON.stringify(name)}: lower-case letters, digits, '_' and '-' only (it is a NATS subject token)`);
+  if (!TOKEN.test(name))
+    throw new Error(`queue name ${JSON.stringify(name)}: lower-case letters, digits, '_' and '-' only (it is a NATS subject token)`);
   if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error(`queue ${name}: concurrency must be a positive integer`);
   return Object.freeze({ name, concurrency: opts.concurrency });
 }
@@ -225,7 +226,8 @@ export class WorkflowBuilder<I, O extends Record<string, unknown>, G extends str
     opts: StepOptions & { after?: readonly string[] },
     fns: Pick<StepDef, "run" | "of" | "items"> & { commit: unknown },
   ): void {
-    if (!STEP_NAME.test(name)) throw new Error(`${this.name}: step name ${JSON.stringify(name)}: lower-case letters, digits and '_', starting with a letter`);
+    if (!STEP_NAME.test(name))
+      throw new Error(`${this.name}: step name ${JSON.stringify(name)}: lower-case letters, digits and '_', starting with a letter`);
     if (this.defs.has(name)) throw new Error(`${this.name}: step ${name} is declared twice`);
     const after = [...new Set(opts.after ?? [])];
     for (const p of after) if (!this.defs.has(p)) throw new Error(`${this.name}.${name}: unknown parent step ${p}`);
@@ -267,7 +269,9 @@ export function queuesOf(workflows: readonly AnyWorkflow[]): Map<string, Queue> 
     for (const s of wf.steps.values()) {
       const prior = out.get(s.queue.name);
       if (prior && prior.concurrency !== s.queue.concurrency) {
-        throw new Error(`queue ${s.queue.name} is declared with concurrency ${prior.concurrency} and ${s.queue.concurrency}; declare it once and share it`);
+        throw new Error(
+          `queue ${s.queue.name} is declared with concurrency ${prior.concurrency} and ${s.queue.concurrency}; declare it once and share it`,
+        );
       }
       out.set(s.queue.name, s.queue);
     }

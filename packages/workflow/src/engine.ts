@@ -172,7 +172,10 @@ async function failRun(tx: Tx, wf: AnyWorkflow, run: RunInfo<unknown>, failure: 
     // In a savepoint: a failing hook must not keep the run from failing (it would be retried forever).
     await tx.savepoint((sp) => onFailure(sp as unknown as Tx, run, failure));
   } catch (e) {
-    log?.fatal({ err: e, runId: run.id, workflow: wf.name }, "onFailure hook failed; the run is failed but the hook's changes were rolled back");
+    log?.fatal(
+      { err: e, runId: run.id, workflow: wf.name },
+      "onFailure hook failed; the run is failed but the hook's changes were rolled back",
+    );
   }
 }
 

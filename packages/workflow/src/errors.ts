@@ -22,7 +22,15 @@ export class StepAbort extends Error {
 }
 
 /** AppError kinds that describe the request, not the moment: the same call fails the same way. */
-const PERMANENT_APP_ERRORS = new Set<ErrorKind>(["not_found", "forbidden", "unauthorized", "conflict", "bad_request", "invalid", "too_large"]);
+const PERMANENT_APP_ERRORS = new Set<ErrorKind>([
+  "not_found",
+  "forbidden",
+  "unauthorized",
+  "conflict",
+  "bad_request",
+  "invalid",
+  "too_large",
+]);
 
 /**
  * Default rules (behaviour §5.5): explicit non-retryable errors, errors that say `retryable: false`
@@ -50,6 +58,6 @@ export function describeError(error: unknown): string {
         : error.message
       : typeof error === "string"
         ? error
-        : JSON.stringify(error) ?? String(error);
+        : (JSON.stringify(error) ?? String(error));
   return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}…` : text;
 }

@@ -61,27 +61,25 @@ export async function listRuns(db: Db, filter: RunFilter = {}): Promise<RunSumma
 export async function getRun(db: Db, runId: string): Promise<RunDetail | null> {
   const [row] = await store.listRunRows(db, { id: runId, limit: 1 });
   if (!row) return null;
-  const steps = (await store.stepRowsOf(db, runId)).map(
-    (s): StepView => ({
-      id: s.id,
-      step: s.step,
-      index: s.item_index,
-      itemCount: s.item_count,
-      queue: s.queue,
-      status: s.status,
-      attempts: s.attempts,
-      maxAttempts: s.max_attempts,
-      lastError: s.last_error,
-      progress: s.progress,
-      worker: s.worker,
-      queuedAt: s.queued_at.toISOString(),
-      startedAt: iso(s.started_at),
-      heartbeatAt: iso(s.heartbeat_at),
-      finishedAt: iso(s.finished_at),
-      nextAttemptAt: iso(s.next_attempt_at),
-      durationMs: span(s.started_at, s.finished_at),
-    }),
-  );
+  const steps = (await store.stepRowsOf(db, runId)).map((s): StepView => ({
+    id: s.id,
+    step: s.step,
+    index: s.item_index,
+    itemCount: s.item_count,
+    queue: s.queue,
+    status: s.status,
+    attempts: s.attempts,
+    maxAttempts: s.max_attempts,
+    lastError: s.last_error,
+    progress: s.progress,
+    worker: s.worker,
+    queuedAt: s.queued_at.toISOString(),
+    startedAt: iso(s.started_at),
+    heartbeatAt: iso(s.heartbeat_at),
+    finishedAt: iso(s.finished_at),
+    nextAttemptAt: iso(s.next_attempt_at),
+    durationMs: span(s.started_at, s.finished_at),
+  }));
   return { ...toSummary(row), input: row.input, steps };
 }
 
@@ -96,6 +94,12 @@ function toSummary(r: store.RunListRow): RunSummary {
     createdAt: r.created_at.toISOString(),
     finishedAt: iso(r.finished_at),
     durationMs: span(r.created_at, r.finished_at),
-    stepCounts: { total: r.steps_total, succeeded: r.steps_succeeded, failed: r.steps_failed, running: r.steps_running, queued: r.steps_queued },
+    stepCounts: {
+      total: r.steps_total,
+      succeeded: r.steps_succeeded,
+      failed: r.steps_failed,
+      running: r.steps_running,
+      queued: r.steps_queued,
+    },
   };
 }

@@ -80,7 +80,9 @@ export async function lockSubject(tx: Db, subject: string): Promise<void> {
 }
 
 export async function runningRunsOfSubject(tx: Db, subject: string): Promise<string[]> {
-  const rows = await tx<{ id: string }[]>`select id from workflow_runs where subject = ${subject} and status = 'running' order by created_at`;
+  const rows = await tx<
+    { id: string }[]
+  >`select id from workflow_runs where subject = ${subject} and status = 'running' order by created_at`;
   return rows.map((r) => r.id);
 }
 
@@ -91,7 +93,11 @@ export async function stepStates(tx: Db, runId: string): Promise<(StepState & { 
 }
 
 /** Outputs of single steps and of the items of fan-out steps, ordered by item. */
-export async function outputsOf(tx: Db, runId: string, steps: string[]): Promise<{ step: string; item_index: number | null; output: unknown }[]> {
+export async function outputsOf(
+  tx: Db,
+  runId: string,
+  steps: string[],
+): Promise<{ step: string; item_index: number | null; output: unknown }[]> {
   if (steps.length === 0) return [];
   return tx<{ step: string; item_index: number | null; output: unknown }[]>`
     select step, item_index, output from workflow_steps
@@ -154,7 +160,9 @@ export async function claimStep(db: Db, stepId: string, token: string, worker: s
      from workflow_runs r
      where s.id = $1 and s.token = $2 and r.id = s.run_id and r.status = 'running'
        and (s.status = 'queued' or (s.status = 'running' and s.attempts < s.max_attempts))
-     returning ${STEP_COLUMNS.split(",").map((c) => `s.${c.trim()}`).join(", ")}, r.status as run_status, r.workflow, r.subject, r.input`,
+     returning ${STEP_COLUMNS.split(",")
+       .map((c) => `s.${c.trim()}`)
+       .join(", ")}, r.status as run_status, r.workflow, r.subject, r.input`,
     [stepId, token, worker],
   );
   return row ?? null;
@@ -163,7 +171,9 @@ export async function claimStep(db: Db, stepId: string, token: string, worker: s
 /** Why a message could not be claimed (drop it, or fail a step whose last attempt was lost). */
 export async function inspectStep(db: Db, stepId: string): Promise<ClaimRow | null> {
   const [row] = await db.unsafe<ClaimRow[]>(
-    `select ${STEP_COLUMNS.split(",").map((c) => `s.${c.trim()}`).join(", ")}, r.status as run_status, r.workflow, r.subject, r.input
+    `select ${STEP_COLUMNS.split(",")
+      .map((c) => `s.${c.trim()}`)
+      .join(", ")}, r.status as run_status, r.workflow, r.subject, r.input
      from workflow_steps s join workflow_runs r on r.id = s.run_id where s.id = $1`,
     [stepId],
   );
@@ -175,7 +185,8 @@ export async function inspectStep(db: Db, stepId: string): Promise<ClaimRow | nu
  * attempt number): false means someone else owns it now (cancel, run failure, takeover).
  */
 export async function succeedOwned(tx: Db, stepId: string, attempt: number, output: unknown): Promise<boolean> {
-  const rows = await tx`update workflow_steps set status = 'succeeded', output = ${json(output)}::text::jsonb, finished_at = now(), progress = null
+  const rows =
+    await tx`update workflow_steps set status = 'succeeded', output = ${json(output)}::text::jsonb, finished_at = now(), progress = null
     where id = ${stepId} and status = 'running' and attempts = ${attempt} returning id`;
   return rows.length > 0;
 }
@@ -210,7 +221,13 @@ export async function cancelOpenSteps(tx: Db, runId: string): Promise<void> {
     where run_id = ${runId} and status in ('queued', 'running')`;
 }
 
-export async function finishRun(tx: Db, runId: string, status: Exclude<RunStatus, "running">, error: string | null = null, errorStep: string | null = null): Promise<void> {
+export async function finishRun(
+  tx: Db,
+  runId: string,
+  status: Exclude<RunStatus, "running">,
+  error: string | null = null,
+  errorStep: string | null = null,
+): Promise<void> {
   await tx`update workflow_runs set status = ${status}, error = ${error}, error_step = ${errorStep},
       finished_at = now(), updated_at = now()
     where id = ${runId}`;
@@ -306,8 +323,5 @@ export async function listRunRows(db: Db, f: RunFilter): Promise<RunListRow[]> {
 }
 
 export async function stepRowsOf(db: Db, runId: string): Promise<StepRow[]> {
-  return db.unsafe<StepRow[]>(
-    `select ${STEP_COLUMNS} from workflow_steps where run_id = $1 order by queued_at, id`,
-    [runId],
-  );
+  return db.unsafe<StepRow[]>(`select ${STEP_COLUMNS} from workflow_steps where run_id = $1 order by queued_at, id`, [runId]);
 }

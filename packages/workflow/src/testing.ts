@@ -1,6 +1,17 @@
 // Test and benchmark set-up for code that runs workflows: a schema with the kit and workflow
 // tables, an outbox relay, and workers that are all stopped by close().
-import { connectBus, connectDb, createLogger, KIT_MIGRATIONS, loadMigrations, migrate, OutboxRelay, type Bus, type Logger, type Sql } from "@scribe/kit";
+import {
+  connectBus,
+  connectDb,
+  createLogger,
+  KIT_MIGRATIONS,
+  loadMigrations,
+  migrate,
+  OutboxRelay,
+  type Bus,
+  type Logger,
+  type Sql,
+} from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_STREAM } from "./bus";
 import type { AnyWorkflow } from "./definition";
@@ -16,7 +27,13 @@ export interface WorkflowSchema {
 }
 
 /** Migrate `schema` (kit + workflow tables) and start its outbox relay. */
-export async function openWorkflowSchema(opts: { dbUrl: string; bus: Bus; schema: string; log?: Logger; poolSize?: number }): Promise<WorkflowSchema> {
+export async function openWorkflowSchema(opts: {
+  dbUrl: string;
+  bus: Bus;
+  schema: string;
+  log?: Logger;
+  poolSize?: number;
+}): Promise<WorkflowSchema> {
   const log = opts.log ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
   const sql = connectDb(opts.dbUrl, { schema: opts.schema, max: opts.poolSize ?? 8 });
   await migrate(sql, { schema: opts.schema, migrations: loadMigrations([KIT_MIGRATIONS, WORKFLOW_MIGRATIONS]) });

@@ -192,7 +192,10 @@ export class WorkflowWorker {
         return;
       case "unknown":
         // Probably a newer release knows it (rolling deploy): leave it for a worker that does.
-        this.opts.log.error({ runId: msg.run, workflow: claimed.workflow, step: claimed.step }, "no definition for this step in this worker");
+        this.opts.log.error(
+          { runId: msg.run, workflow: claimed.workflow, step: claimed.step },
+          "no definition for this step in this worker",
+        );
         m.nak(60_000);
         return;
       case "lost": {
@@ -234,8 +237,16 @@ export class WorkflowWorker {
       await store.releaseStep(sql, row.id, row.attempts);
       return { kind: "unknown", workflow: row.workflow, step: row.step };
     }
-    const owned: OwnedStep = { stepId: row.id, attempt: row.attempts, def, run, index: row.item_index, log: log.child({ attempt: row.attempts }) };
-    if (!input!.success) return { kind: "invalid_input", wf, owned, error: `run input no longer matches the workflow's schema: ${input!.error.message}` };
+    const owned: OwnedStep = {
+      stepId: row.id,
+      attempt: row.attempts,
+      def,
+      run,
+      index: row.item_index,
+      log: log.child({ attempt: row.attempts }),
+    };
+    if (!input!.success)
+      return { kind: "invalid_input", wf, owned, error: `run input no longer matches the workflow's schema: ${input!.error.message}` };
     const parents = await parentOutputs(sql, wf, row.run_id, def);
     const item = def.kind === "of" ? await store.itemOutput(sql, row.run_id, def.of!, row.item_index!) : row.item;
     return { kind: "run", wf, owned, parents, item: item ?? undefined, maxAttempts: row.max_attempts };
@@ -269,11 +280,14 @@ export class WorkflowWorker {
     };
     const timer = setTimeout(() => ac.abort(new StepAbort("timeout", `step timed out after ${def.timeoutMs} ms`)), def.timeoutMs);
     // In-progress acks keep the message ours while the handler runs; each beat also re-checks the run.
-    const keepAlive = setInterval(() => {
-      m.working();
-      lastWorking = Date.now();
-      void beat();
-    }, Math.max(100, Math.floor(this.ackWaitMs / 3)));
+    const keepAlive = setInterval(
+      () => {
+        m.working();
+        lastWorking = Date.now();
+        void beat();
+      },
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
 
     const ctx: StepContext<unknown, Record<string, unknown>, unknown> = {
       runId: owned.run.id,
@@ -301,7 +315,13 @@ export class WorkflowWorker {
 
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
-      result = { ok: true, value: await abortable(Promise.resolve().then(() => def.run(ctx)), ac.signal) };
+      result = {
+        ok: true,
+        value: await abortable(
+          Promise.resolve().then(() => def.run(ctx)),
+          ac.signal,
+        ),
+      };
     } catch (error) {
       result = { ok: false, error };
     } finally {
@@ -332,7 +352,9 @@ export class WorkflowWorker {
 
     const reason: unknown = ac.signal.aborted ? ac.signal.reason : null;
     if (reason instanceof StepAbort && reason.kind === "worker_stopping") {
-      await store.releaseStep(this.opts.sql, owned.stepId, owned.attempt).catch((e) => owned.log.warn({ err: e }, "releasing the step failed"));
+      await store
+        .releaseStep(this.opts.sql, owned.stepId, owned.attempt)
+        .catch((e) => owned.log.warn({ err: e }, "releasing the step failed"));
       m.nak();
       owned.log.info("step handed back: worker stopping");
       return;

@@ -21,14 +21,26 @@ describe("WORKFLOW stream and queue consumers", () => {
 
   it("has one durable consumer per schema and queue whose max_ack_pending follows the queue's concurrency", async () => {
     const stream = await ensureWorkflowStream(env.bus);
-    const durable = await ensureQueueConsumer(env.bus, { schema: "transcription", queue: defineQueue("mixdown", { concurrency: 1 }), ackWaitMs: 30_000 });
+    const durable = await ensureQueueConsumer(env.bus, {
+      schema: "transcription",
+      queue: defineQueue("mixdown", { concurrency: 1 }),
+      ackWaitMs: 30_000,
+    });
     expect(durable).toBe(queueDurable("transcription", "mixdown"));
     let info = await env.bus.jsm.consumers.info(stream, durable);
-    expect(info.config).toMatchObject({ max_ack_pending: 1, filter_subject: `${env.prefix}.workflow.transcription.mixdown.>`, max_deliver: -1 });
+    expect(info.config).toMatchObject({
+      max_ack_pending: 1,
+      filter_subject: `${env.prefix}.workflow.transcription.mixdown.>`,
+      max_deliver: -1,
+    });
     await ensureQueueConsumer(env.bus, { schema: "transcription", queue: defineQueue("mixdown", { concurrency: 2 }), ackWaitMs: 20_000 });
     info = await env.bus.jsm.consumers.info(stream, durable);
     expect(info.config).toMatchObject({ max_ack_pending: 2, ack_wait: 20_000 * 1_000_000 });
     // A second queue's filter must not overlap the first's (work-queue streams refuse that).
-    await ensureQueueConsumer(env.bus, { schema: "transcription", queue: defineQueue("mixdown-gpu", { concurrency: 1 }), ackWaitMs: 30_000 });
+    await ensureQueueConsumer(env.bus, {
+      schema: "transcription",
+      queue: defineQueue("mixdown-gpu", { concurrency: 1 }),
+      ackWaitMs: 30_000,
+    });
   });
 });

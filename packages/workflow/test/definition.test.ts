@@ -14,7 +14,12 @@ const wf = workflow("shape", I)
   .step("mixdown", { after: ["pad"] }, async () => "mix")
   .build();
 const defs = [...wf.steps.values()];
-const row = (step: string, status: StepState["status"], index: number | null = null, itemCount: number | null = null): StepState => ({ step, index, itemCount, status });
+const row = (step: string, status: StepState["status"], index: number | null = null, itemCount: number | null = null): StepState => ({
+  step,
+  index,
+  itemCount,
+  status,
+});
 
 describe("planning the DAG", () => {
   it("starts with the steps that have no parents", () => {
@@ -27,7 +32,13 @@ describe("planning the DAG", () => {
   });
 
   it("opens the per-item step with the fan-out's item count and starts item i as soon as pad[i] succeeded", () => {
-    const rows = [row("prepare", "succeeded"), row("pad", "running", null, 3), row("pad", "succeeded", 0), row("pad", "running", 1), row("pad", "succeeded", 2)];
+    const rows = [
+      row("prepare", "succeeded"),
+      row("pad", "running", null, 3),
+      row("pad", "succeeded", 0),
+      row("pad", "running", 1),
+      row("pad", "succeeded", 2),
+    ];
     expect(nextActions(defs, rows)).toEqual([{ type: "open", step: "transcribe", count: 3 }]);
     rows.push(row("transcribe", "running", null, 3));
     expect(nextActions(defs, rows)).toEqual([
@@ -65,7 +76,12 @@ describe("planning the DAG", () => {
   });
 
   it("is complete only when every declared step is", () => {
-    const done = [row("prepare", "succeeded"), row("pad", "succeeded", null, 0), row("transcribe", "succeeded", null, 0), row("merge", "succeeded")];
+    const done = [
+      row("prepare", "succeeded"),
+      row("pad", "succeeded", null, 0),
+      row("transcribe", "succeeded", null, 0),
+      row("merge", "succeeded"),
+    ];
     expect(allComplete(defs, done)).toBe(false);
     expect(allComplete(defs, [...done, row("mixdown", "succeeded")])).toBe(true);
   });
@@ -76,16 +92,24 @@ describe("declaring workflows", () => {
     const base = workflow("x", I).step("a", {}, async () => 1);
     expect(() => base.step("a", {}, async () => 2)).toThrow(/declared twice/);
     expect(() => workflow("x", I).step("b", { after: ["nope" as never] }, async () => 1)).toThrow(/unknown parent/);
-    expect(() => workflow("x", I).step("a", {}, async () => 1).forEachOf("b", { of: "a" as never }, async () => 1)).toThrow(/fan-out/);
+    expect(() =>
+      workflow("x", I)
+        .step("a", {}, async () => 1)
+        .forEachOf("b", { of: "a" as never }, async () => 1),
+    ).toThrow(/fan-out/);
     expect(() => workflow("Bad Name", I)).toThrow(/workflow name/);
     expect(() => defineQueue("a.b", { concurrency: 1 })).toThrow(/subject token/);
   });
 
   it("collects queues and refuses one name with two limits", () => {
     const one = defineQueue("mix", { concurrency: 1 });
-    const w1 = workflow("w1", I).step("m", { queue: one }, async () => 1).build();
+    const w1 = workflow("w1", I)
+      .step("m", { queue: one }, async () => 1)
+      .build();
     expect([...queuesOf([w1]).keys()]).toEqual(["mix"]);
-    const w2 = workflow("w2", I).step("m", { queue: defineQueue("mix", { concurrency: 3 }) }, async () => 1).build();
+    const w2 = workflow("w2", I)
+      .step("m", { queue: defineQueue("mix", { concurrency: 3 }) }, async () => 1)
+      .build();
     expect(() => queuesOf([w1, w2])).toThrow(/concurrency 1 and 3/);
   });
 });

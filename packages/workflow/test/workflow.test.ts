@@ -38,10 +38,13 @@ const Input = z.object({ name: z.string() });
 const fast = { initialMs: 10, maxMs: 50 };
 
 async function runStatus(runId: string, status: string) {
-  return eventually(async () => {
-    const run = await getRun(t.sql, runId);
-    return run?.status === status ? run : null;
-  }, { message: `run ${runId} ${status}` });
+  return eventually(
+    async () => {
+      const run = await getRun(t.sql, runId);
+      return run?.status === status ? run : null;
+    },
+    { message: `run ${runId} ${status}` },
+  );
 }
 
 describe("running a workflow", () => {
@@ -55,7 +58,9 @@ describe("running a workflow", () => {
         seen.push(ctx.parents);
         return `${ctx.parents.b}:${ctx.parents.c}`;
       })
-      .build({ onSuccess: async (tx, run) => void (await tx`insert into effects (run_id, step, kind) values (${run.id}, 'run', 'succeeded')`) });
+      .build({
+        onSuccess: async (tx, run) => void (await tx`insert into effects (run_id, step, kind) values (${run.id}, 'run', 'succeeded')`),
+      });
     await t.worker([wf]);
     const { runId } = await startRun(t.sql, wf, { name: "ada" }, { subject: "transcript-1" });
     const run = await runStatus(runId, "succeeded");
@@ -73,12 +78,17 @@ describe("running a workflow", () => {
   it("fans out per track and joins all 4 items, each item chained to its own parent item", async () => {
     const TrackInput = z.object({ tracks: z.array(z.object({ key: z.string(), offset: z.number() })) });
     const wf = workflow("fanout", TrackInput)
-      .forEach("pad", { items: (input) => input.tracks }, async (ctx) => ({ padded: `${ctx.item.key}.padded`, offset: ctx.item.offset, index: ctx.index }))
+      .forEach("pad", { items: (input) => input.tracks }, async (ctx) => ({
+        padded: `${ctx.item.key}.padded`,
+        offset: ctx.item.offset,
+        index: ctx.index,
+      }))
       .forEachOf(
         "transcribe",
         { of: "pad" },
         async (ctx) => ({ words: [`${ctx.item.padded}@${ctx.item.offset}`], speaker: ctx.index }),
-        async (tx, _o, c) => void (await tx`insert into effects (run_id, step, idx, kind) values (${c.run.id}, ${c.step}, ${c.index}, 'commit')`),
+        async (tx, _o, c) =>
+          void (await tx`insert into effects (run_id, step, idx, kind) values (${c.run.id}, ${c.step}, ${c.index}, 'commit')`),
       )
       .step("merge", { after: ["transcribe", "pad"] }, async (ctx) => ({
         words: ctx.parents.transcribe.flatMap((t) => t.words),
@@ -153,7 +163,11 @@ describe("failures", () => {
     const run = await runStatus(runId, "failed");
     expect(calls).toBe(2);
     expect(run).toMatchObject({ error: "model server returned 503", errorStep: "broken" });
-    expect(run.steps.find((s) => s.step === "broken")).toMatchObject({ status: "failed", attempts: 2, lastError: "model server returned 503" });
+    expect(run.steps.find((s) => s.step === "broken")).toMatchObject({
+      status: "failed",
+      attempts: 2,
+      lastError: "model server returned 503",
+    });
     expect(run.steps.some((s) => s.step === "never")).toBe(false);
     expect((await effects(t.sql)).map((e) => e.kind)).toEqual(["failed:model server returned 503:2"]);
   });
@@ -276,7 +290,10 @@ describe("hooks and planning errors", () => {
     expect(run.errorStep).toBe("each");
     expect(run.error).toMatch(/^items\(\) failed: TypeError: .*map is not a function/);
     expect(run.steps.find((s) => s.step === "list")).toMatchObject({ status: "succeeded" });
-    await expect(retryRun(t.sql, runId)).rejects.toMatchObject({ kind: "conflict", message: expect.stringMatching(/failed while planning/) });
+    await expect(retryRun(t.sql, runId)).rejects.toMatchObject({
+      kind: "conflict",
+      message: expect.stringMatching(/failed while planning/),
+    });
   });
 });
 
@@ -327,7 +344,9 @@ describe("cancellation and reprocessing", () => {
   });
 
   it("starts in the caller's transaction: nothing is started or enqueued if it rolls back", async () => {
-    const wf = workflow("txn", Input).step("only", {}, async () => 1).build();
+    const wf = workflow("txn", Input)
+      .step("only", {}, async () => 1)
+      .build();
     await t.sql
       .begin(async (tx) => {
         await startRun(tx, wf, { name: "x" });
@@ -356,7 +375,9 @@ describe("delivery guarantees", () => {
     // The same step message again (as after a lost ack), and a stale copy from an earlier enqueue.
     const subject = file.bus.subject(`workflow.${t.schema}.default.${runId}`);
     await file.bus.js.publish(subject, JSON.stringify({ run: runId, step: a!.id, token: a!.token }), { msgID: "again-1" });
-    await file.bus.js.publish(subject, JSON.stringify({ run: runId, step: a!.id, token: "00000000-0000-4000-8000-000000000000" }), { msgID: "again-2" });
+    await file.bus.js.publish(subject, JSON.stringify({ run: runId, step: a!.id, token: "00000000-0000-4000-8000-000000000000" }), {
+      msgID: "again-2",
+    });
     await eventually(async () => {
       const info = await file.bus.jsm.consumers.info(file.bus.stream(WORKFLOW_STREAM), queueDurable(t.schema, "default"));
       return info.num_pending === 0 && info.num_ack_pending === 0 && worker.running === 0;
@@ -385,10 +406,13 @@ describe("delivery guarantees", () => {
     await t.worker([wf], { slots: { [limited.name]: 4 } });
     await t.worker([wf], { slots: { [limited.name]: 4 } });
     const { runId } = await startRun(t.sql, wf, { n: 6 });
-    await eventually(async () => {
-      const info = await file.bus.jsm.consumers.info(file.bus.stream(WORKFLOW_STREAM), queueDurable(t.schema, limited.name));
-      return inFlight === 2 && info.num_ack_pending === 2 && info.num_pending === 4;
-    }, { message: "two steps running, four held back by the server" });
+    await eventually(
+      async () => {
+        const info = await file.bus.jsm.consumers.info(file.bus.stream(WORKFLOW_STREAM), queueDurable(t.schema, limited.name));
+        return inFlight === 2 && info.num_ack_pending === 2 && info.num_pending === 4;
+      },
+      { message: "two steps running, four held back by the server" },
+    );
     release.open();
     await runStatus(runId, "succeeded");
     expect(maxInFlight).toBe(2);
@@ -396,7 +420,9 @@ describe("delivery guarantees", () => {
 
   it("takes a configured cluster-wide limit in place of the queue's declared concurrency", async () => {
     const declared = defineQueue(`configured-${t.schema}`, { concurrency: 2 });
-    const wf = workflow("configured", Input).step("mix", { queue: declared }, async () => "mixed").build();
+    const wf = workflow("configured", Input)
+      .step("mix", { queue: declared }, async () => "mixed")
+      .build();
     await t.worker([wf], { concurrency: { [declared.name]: 5 } });
     const info = await file.bus.jsm.consumers.info(file.bus.stream(WORKFLOW_STREAM), queueDurable(t.schema, declared.name));
     expect(info.config.max_ack_pending).toBe(5);
@@ -422,10 +448,13 @@ describe("delivery guarantees", () => {
     await t.worker([wf], { ackWaitMs });
     await t.worker([wf], { ackWaitMs });
     const { runId } = await startRun(t.sql, wf, { name: "x" });
-    await eventually(async () => {
-      const step = (await getRun(t.sql, runId))?.steps[0];
-      return step?.status === "running" && JSON.stringify(step.progress) === '{"done":0.5}';
-    }, { message: "progress recorded" });
+    await eventually(
+      async () => {
+        const step = (await getRun(t.sql, runId))?.steps[0];
+        return step?.status === "running" && JSON.stringify(step.progress) === '{"done":0.5}';
+      },
+      { message: "progress recorded" },
+    );
     seenProgress.open();
     const run = await runStatus(runId, "succeeded");
     expect(starts).toBe(1);
@@ -471,7 +500,15 @@ describe("delivery guarantees", () => {
   it("re-runs the step of a worker killed mid-step on another worker; the run completes once", async () => {
     const ackWaitMs = 1500;
     const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./support/child-worker.ts", import.meta.url))], {
-      env: { ...process.env, DATABASE_URL: file.db.url, WF_SCHEMA: t.schema, NATS_URL: TEST_NATS_URL, NATS_PREFIX: file.prefix, WF_ROLE: "child", WF_ACK_WAIT_MS: String(ackWaitMs) },
+      env: {
+        ...process.env,
+        DATABASE_URL: file.db.url,
+        WF_SCHEMA: t.schema,
+        NATS_URL: TEST_NATS_URL,
+        NATS_PREFIX: file.prefix,
+        WF_ROLE: "child",
+        WF_ACK_WAIT_MS: String(ackWaitMs),
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     const exited = new Promise((r) => child.once("exit", r));
@@ -482,7 +519,9 @@ describe("delivery guarantees", () => {
         child.once("exit", (code) => reject(new Error(`child worker exited early (${code})`)));
       });
       const { runId } = await startRun(t.sql, killable, { name: "meeting" });
-      await eventually(async () => (await effects(t.sql, "started")).some((e) => e.worker === "child"), { message: "child started the slow step" });
+      await eventually(async () => (await effects(t.sql, "started")).some((e) => e.worker === "child"), {
+        message: "child started the slow step",
+      });
       child.kill("SIGKILL");
       await exited;
 

@@ -28,14 +28,24 @@ type Answer = { ready: true } | { ok: true; events: FeedEvent[] } | { ok: false;
  * before `--import` hooks apply, so a small entry registers tsx first, then loads the parser.
  */
 const THREAD_ENTRY = `
-  const { register } = await import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href)});
+  const { register } = await import(${JSON.stringify(
+    pathToFileURL(
+      createRequire(import.meta.url)
+        .resolve("tsx/esm/api")
+        .replace(/\.cjs$/, ".mjs"),
+    ).href,
+  )});
   register();
   await import(${JSON.stringify(new URL("./feed-parser-thread.ts", import.meta.url).href)});
 `;
 const THREAD_HEAP_MB = 256;
 
 /** Module-level: one metric per process, however many parsers (tests start several systems). */
-const parsesInFlight = new Gauge({ name: "scribe_ics_parses_in_flight", help: "ICS feeds being parsed in worker threads", registers: [registry] });
+const parsesInFlight = new Gauge({
+  name: "scribe_ics_parses_in_flight",
+  help: "ICS feeds being parsed in worker threads",
+  registers: [registry],
+});
 
 export function createFeedParser(settings: FeedParserSettings): FeedParser {
   let inFlight = 0;
@@ -58,7 +68,10 @@ export function createFeedParser(settings: FeedParserSettings): FeedParser {
         if ("ready" in answer) {
           // The budget counts the reading, not the thread's start-up.
           timer = setTimeout(
-            () => settle(() => reject(new FeedError(`Reading the feed took longer than ${settings.ICS_PARSE_TIMEOUT_MS} ms (ICS_PARSE_TIMEOUT_MS)`))),
+            () =>
+              settle(() =>
+                reject(new FeedError(`Reading the feed took longer than ${settings.ICS_PARSE_TIMEOUT_MS} ms (ICS_PARSE_TIMEOUT_MS)`)),
+              ),
             settings.ICS_PARSE_TIMEOUT_MS,
           );
           const job: ParseJob = { feed, window, maxInstances: settings.ICS_MAX_EVENT_INSTANCES };

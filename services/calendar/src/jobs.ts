@@ -72,7 +72,8 @@ export function calendarJobs({ sql, bus, syncRoom, config, log }: JobDeps) {
       }
     }
     metrics.jobProcessed.inc({ job: MEETINGS_JOB }, out.created.length);
-    if (out.created.length || out.failed.length) log.info({ job: MEETINGS_JOB, created: out.created.length, failed: out.failed.length }, "calendar meetings");
+    if (out.created.length || out.failed.length)
+      log.info({ job: MEETINGS_JOB, created: out.created.length, failed: out.failed.length }, "calendar meetings");
     return out;
   }
 

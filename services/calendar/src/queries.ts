@@ -4,14 +4,7 @@ import { calendarOps, ICSStatus, type Caller, type CalendarEventResponse } from 
 import { Forbidden, NotFound, type Db, type RpcServer, type Clock } from "@scribe/kit";
 import { eventFor, isRoomOwner } from "./domain/access";
 import { upcomingRange } from "./domain/meetings";
-import {
-  countEvents,
-  eventResponseOf,
-  listEvents,
-  upcomingEvents,
-  type CalendarEventRecord,
-  type CalendarRoom,
-} from "./store";
+import { countEvents, eventResponseOf, listEvents, upcomingEvents, type CalendarEventRecord, type CalendarRoom } from "./store";
 import { roomByName } from "./room-copy";
 
 export async function existingRoom(db: Db, name: string): Promise<CalendarRoom> {

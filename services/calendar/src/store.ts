@@ -126,15 +126,36 @@ export interface CalendarEventRecord extends StoredEvent {
 }
 
 const EVENT_COLUMNS = [
-  "id", "room_id", "ics_uid", "recurrence_id", "title", "description", "location", "start_time", "end_time", "attendees",
-  "last_synced", "is_deleted", "created_at", "updated_at", "meeting_id",
+  "id",
+  "room_id",
+  "ics_uid",
+  "recurrence_id",
+  "title",
+  "description",
+  "location",
+  "start_time",
+  "end_time",
+  "attendees",
+  "last_synced",
+  "is_deleted",
+  "created_at",
+  "updated_at",
+  "meeting_id",
 ] as const;
 
 const Attendees = z.array(CalendarAttendee);
 
 function toRecord(row: EventRow): CalendarEventRecord {
   const { ics_uid, recurrence_id, start_time, end_time, is_deleted, attendees, ...rest } = row;
-  return { ...rest, uid: ics_uid, recurrenceId: recurrence_id, start: start_time, end: end_time, isDeleted: is_deleted, attendees: Attendees.parse(attendees) };
+  return {
+    ...rest,
+    uid: ics_uid,
+    recurrenceId: recurrence_id,
+    start: start_time,
+    end: end_time,
+    isDeleted: is_deleted,
+    attendees: Attendees.parse(attendees),
+  };
 }
 
 export function eventResponseOf(r: CalendarEventRecord): CalendarEventResponse {

@@ -11,15 +11,7 @@ import { FeedError } from "./domain/feed";
 import type { FeedParser } from "./feed-parser";
 import { locationMatchesRoom, roomUiUrl } from "./domain/matching";
 import { feedRequestUrl, isDue, mayBeUnchanged, nextSyncAt, syncWindow } from "./domain/scheduling";
-import {
-  eventsForSync,
-  insertEvent,
-  recordSyncRun,
-  softDeleteEvents,
-  tryLockRoomSync,
-  updateEvent,
-  type CalendarRoom,
-} from "./store";
+import { eventsForSync, insertEvent, recordSyncRun, softDeleteEvents, tryLockRoomSync, updateEvent, type CalendarRoom } from "./store";
 import { roomById } from "./room-copy";
 
 export const SOURCE = "scribe/calendar";
@@ -55,14 +47,22 @@ export function createSyncer({ sql, http, parser, config, log, random }: SyncDep
     const feedUrl = room.ics_url;
     const roomUrl = roomUiUrl(config.UI_BASE_URL, room.name);
     const unchangedAllowed = mayBeUnchanged(
-      { syncedFeedUrl: room.synced_feed_url, matchedRoomUrl: room.matched_room_url, contentHash: room.content_hash, windowEnd: room.window_end },
+      {
+        syncedFeedUrl: room.synced_feed_url,
+        matchedRoomUrl: room.matched_room_url,
+        contentHash: room.content_hash,
+        windowEnd: room.window_end,
+      },
       { feedUrl, roomUrl, now },
     );
     const next = nextSyncAt(now, room.ics_fetch_interval, random);
 
     const failed = async (error: string): Promise<ICSSyncResult> => {
       await recordSyncRun(tx, room.id, { attemptedAt: now, nextSyncAt: next, status: "error", error });
-      await emit(tx, makeEvent("calendar.sync.failed", { room_id: room.id, attempted_at: now.toISOString(), error }, { source: SOURCE, time: now }));
+      await emit(
+        tx,
+        makeEvent("calendar.sync.failed", { room_id: room.id, attempted_at: now.toISOString(), error }, { source: SOURCE, time: now }),
+      );
       return ICSSyncResult.parse({ status: "error", error });
     };
     const completed = async (
@@ -88,7 +88,15 @@ export function createSyncer({ sql, http, parser, config, log, random }: SyncDep
     };
     const unchanged = (hash: string, httpEtag: string | null) =>
       completed(
-        { status: "unchanged", hash, events_found: room.events_found, total_events: room.total_events, events_created: 0, events_updated: 0, events_deleted: 0 },
+        {
+          status: "unchanged",
+          hash,
+          events_found: room.events_found,
+          total_events: room.total_events,
+          events_created: 0,
+          events_updated: 0,
+          events_deleted: 0,
+        },
         httpEtag,
       );
 

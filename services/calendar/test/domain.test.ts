@@ -17,7 +17,13 @@ const ROOM = "http://localhost:3000/team";
 
 /** A minimal VCALENDAR around raw VEVENT lines (for shapes the generator cannot produce). */
 const calendar = (...events: string[][]) =>
-  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", ...events.flatMap((e) => ["BEGIN:VEVENT", ...e, "END:VEVENT"]), "END:VCALENDAR"].join("\r\n");
+  [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//test//EN",
+    ...events.flatMap((e) => ["BEGIN:VEVENT", ...e, "END:VEVENT"]),
+    "END:VCALENDAR",
+  ].join("\r\n");
 
 describe("matching an event to a room", () => {
   it("matches the room's UI URL ignoring letter case, surrounding spaces and a trailing slash", () => {
@@ -27,15 +33,7 @@ describe("matching an event to a room", () => {
   });
 
   it("does not pick up another room whose name starts the same, nor partial or embedded URLs", () => {
-    for (const location of [
-      "http://localhost:3000/team-2",
-      "localhost:3000/team",
-      "/team",
-      "team",
-      `Room: ${ROOM}`,
-      `${ROOM}?x=1`,
-      "",
-    ]) {
+    for (const location of ["http://localhost:3000/team-2", "localhost:3000/team", "/team", "team", `Room: ${ROOM}`, `${ROOM}?x=1`, ""]) {
       expect(locationMatchesRoom(location, ROOM), location).toBe(false);
     }
     expect(locationMatchesRoom(null, ROOM)).toBe(false);
@@ -44,9 +42,12 @@ describe("matching an event to a room", () => {
 
 describe("attendees", () => {
   it("reads one attendee given as an object, with mailto: stripped whatever its case", () => {
-    expect(parseAttendees({ params: { CN: "Alice", PARTSTAT: "ACCEPTED", ROLE: "REQ-PARTICIPANT" }, val: "MAILTO:alice@example.com" }, undefined)).toEqual([
-      { email: "alice@example.com", name: "Alice", status: "ACCEPTED", role: "REQ-PARTICIPANT" },
-    ]);
+    expect(
+      parseAttendees(
+        { params: { CN: "Alice", PARTSTAT: "ACCEPTED", ROLE: "REQ-PARTICIPANT" }, val: "MAILTO:alice@example.com" },
+        undefined,
+      ),
+    ).toEqual([{ email: "alice@example.com", name: "Alice", status: "ACCEPTED", role: "REQ-PARTICIPANT" }]);
   });
 
   it("reads several attendees given as an array, plain strings included, and lists the organizer last", () => {
@@ -91,7 +92,14 @@ describe("attendees", () => {
     const cal = icalGen();
     const one = cal.createEvent({ id: "one", start: at(60), end: at(90), summary: "One", location: ROOM });
     one.createAttendee({ email: "solo@example.com", name: "Solo", status: ICalAttendeeStatus.TENTATIVE });
-    const many = cal.createEvent({ id: "many", start: at(120), end: at(150), summary: "Many", location: ROOM, organizer: { name: "Org", email: "org@example.com" } });
+    const many = cal.createEvent({
+      id: "many",
+      start: at(120),
+      end: at(150),
+      summary: "Many",
+      location: ROOM,
+      organizer: { name: "Org", email: "org@example.com" },
+    });
     many.createAttendee({ email: "yes@example.com", status: ICalAttendeeStatus.ACCEPTED });
     many.createAttendee({ email: "no@example.com", status: ICalAttendeeStatus.DECLINED });
     many.createAttendee({ email: "maybe@example.com", status: ICalAttendeeStatus.TENTATIVE });
@@ -109,14 +117,29 @@ describe("attendees", () => {
 describe("reading a feed", () => {
   it("maps UID, SUMMARY, DESCRIPTION and LOCATION, keeps events overlapping the window and skips cancelled ones", () => {
     const cal = icalGen();
-    cal.createEvent({ id: "ongoing", start: at(-120), end: at(30), summary: "Started two hours ago", location: ROOM, description: "Agenda" });
+    cal.createEvent({
+      id: "ongoing",
+      start: at(-120),
+      end: at(30),
+      summary: "Started two hours ago",
+      location: ROOM,
+      description: "Agenda",
+    });
     cal.createEvent({ id: "ended", start: at(-180), end: at(-61), summary: "Over an hour ago" });
     cal.createEvent({ id: "soon", start: at(15), end: at(45), summary: "Soon", location: "http://localhost:3000/other" });
     cal.createEvent({ id: "beyond", start: at(8 * 24 * 60), end: at(8 * 24 * 60 + 30), summary: "Beyond the horizon" });
     cal.createEvent({ id: "cancelled", start: at(60), end: at(90), summary: "Off", status: "CANCELLED" as never });
     const events = parseFeed(cal.toString(), WINDOW);
     expect(events.map((e) => e.uid)).toEqual(["ongoing", "soon"]);
-    expect(events[0]).toMatchObject({ uid: "ongoing", recurrenceId: "", title: "Started two hours ago", description: "Agenda", location: ROOM, start: at(-120), end: at(30) });
+    expect(events[0]).toMatchObject({
+      uid: "ongoing",
+      recurrenceId: "",
+      title: "Started two hours ago",
+      description: "Agenda",
+      location: ROOM,
+      start: at(-120),
+      end: at(30),
+    });
     expect(events[1]!.description).toBeNull();
   });
 
@@ -176,11 +199,25 @@ describe("reading a feed", () => {
 
   it("finds an instance moved into the window from outside it, and leaves out a cancelled instance", () => {
     const feed = calendar(
-      ["UID:weekly", "DTSTART:20300101T100000Z", "DTEND:20300101T110000Z", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Weekly", `LOCATION:${ROOM}`],
+      [
+        "UID:weekly",
+        "DTSTART:20300101T100000Z",
+        "DTEND:20300101T110000Z",
+        "RRULE:FREQ=WEEKLY;COUNT=4",
+        "SUMMARY:Weekly",
+        `LOCATION:${ROOM}`,
+      ],
       // The 15 January instance moved back into the window (7–8 January).
       ["UID:weekly", "RECURRENCE-ID:20300115T100000Z", "DTSTART:20300107T160000Z", "DTEND:20300107T170000Z", "SUMMARY:Weekly (early)"],
       // The 8 January instance is cancelled.
-      ["UID:weekly", "RECURRENCE-ID:20300108T100000Z", "DTSTART:20300108T100000Z", "DTEND:20300108T110000Z", "STATUS:CANCELLED", "SUMMARY:Weekly"],
+      [
+        "UID:weekly",
+        "RECURRENCE-ID:20300108T100000Z",
+        "DTSTART:20300108T100000Z",
+        "DTEND:20300108T110000Z",
+        "STATUS:CANCELLED",
+        "SUMMARY:Weekly",
+      ],
     );
     const events = parseFeed(feed, syncWindow(NOW, 48));
     expect(events.map((e) => [e.start.toISOString(), e.title, e.recurrenceId])).toEqual([
@@ -197,7 +234,13 @@ describe("reading a feed", () => {
   });
 
   it("keeps each event's VEVENT text without its DTSTAMP", () => {
-    const feed = calendar(["UID:raw-1", "DTSTAMP:20300101T000000Z", "DTSTART:20300107T100000Z", "SUMMARY:A long summary that the", " generator folded"]);
+    const feed = calendar([
+      "UID:raw-1",
+      "DTSTAMP:20300101T000000Z",
+      "DTSTART:20300107T100000Z",
+      "SUMMARY:A long summary that the",
+      " generator folded",
+    ]);
     expect(rawEventBlocks(feed).get("raw-1")).toBe(
       ["BEGIN:VEVENT", "UID:raw-1", "DTSTART:20300107T100000Z", "SUMMARY:A long summary that thegenerator folded", "END:VEVENT"].join("\n"),
     );
@@ -211,11 +254,29 @@ describe("reading a feed", () => {
 
 describe("what a sync writes", () => {
   const feedEvent = (uid: string, minutes: number, patch: Partial<FeedEvent> = {}): FeedEvent => ({
-    uid, recurrenceId: "", title: uid, description: null, location: ROOM, start: at(minutes), end: at(minutes + 30), attendees: [], raw: null, ...patch,
+    uid,
+    recurrenceId: "",
+    title: uid,
+    description: null,
+    location: ROOM,
+    start: at(minutes),
+    end: at(minutes + 30),
+    attendees: [],
+    raw: null,
+    ...patch,
   });
   const stored = (e: FeedEvent, patch: Partial<StoredEvent> = {}): StoredEvent => ({
-    id: `id-${e.uid}`, uid: e.uid, recurrenceId: e.recurrenceId, title: e.title, description: e.description, location: e.location,
-    start: e.start, end: e.end, attendees: e.attendees, isDeleted: false, ...patch,
+    id: `id-${e.uid}`,
+    uid: e.uid,
+    recurrenceId: e.recurrenceId,
+    title: e.title,
+    description: e.description,
+    location: e.location,
+    start: e.start,
+    end: e.end,
+    attendees: e.attendees,
+    isDeleted: false,
+    ...patch,
   });
 
   it("creates new events, updates changed ones, restores deleted ones and leaves identical ones alone", () => {

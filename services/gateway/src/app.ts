@@ -26,7 +26,9 @@ import { webAppRoutes } from "./routes/web-app";
 export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requestContext(deps));
-  const origins = deps.config.CORS_ORIGIN.split(",").map((o) => o.trim()).filter(Boolean);
+  const origins = deps.config.CORS_ORIGIN.split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
   app.use(
     "*",
     cors({

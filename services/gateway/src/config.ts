@@ -6,11 +6,26 @@ import { z } from "zod";
 import { parsePasswordHash } from "./auth/password-hash";
 
 /** Asymmetric signature algorithms only: HS* would let anyone holding the public key sign, `none` anyone at all. */
-export const IDP_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export const IDP_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
 
 /** Comma-separated list, blanks dropped. */
 export function csv(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+  return (value ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 const algorithmList = z
@@ -41,11 +56,15 @@ export const GatewayConfig = z.object({
   SECRET_KEY: SharedSettings.SECRET_KEY,
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
   MAX_JSON_BODY_BYTES: envInt(1_048_576, 1024).describe("largest request body of the JSON routes (413 past it, whatever the content type)"),
-  WEBHOOK_MAX_BODY_BYTES: envInt(65_536, 1024).describe("largest body of an incoming video-platform webhook (/v1/daily/webhook, /v1/whereby)"),
+  WEBHOOK_MAX_BODY_BYTES: envInt(65_536, 1024).describe(
+    "largest body of an incoming video-platform webhook (/v1/daily/webhook, /v1/whereby)",
+  ),
   UPLOAD_MAX_CHUNKS: SharedSettings.UPLOAD_MAX_CHUNKS,
   UPLOAD_MAX_CHUNK_BYTES: SharedSettings.UPLOAD_MAX_CHUNK_BYTES,
   ANONYMOUS_UPLOADS_PER_HOUR: envInt(10, 1).describe("PUBLIC_MODE: uploads an anonymous client address may start per hour; 429 past it"),
-  ANONYMOUS_UPLOAD_BYTES_PER_HOUR: envInt(2 * 1024 ** 3, 1).describe("PUBLIC_MODE: bytes an anonymous client address may upload per hour; 429 once reached"),
+  ANONYMOUS_UPLOAD_BYTES_PER_HOUR: envInt(2 * 1024 ** 3, 1).describe(
+    "PUBLIC_MODE: bytes an anonymous client address may upload per hour; 429 once reached",
+  ),
 
   AUTH_JWT_JWKS_URL: z
     .url({ protocol: /^https?$/ })

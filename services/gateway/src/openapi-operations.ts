@@ -40,7 +40,11 @@ export const OPERATIONS: Record<string, OperationReference> = {
   v1_rooms_list_meetings: { summary: "The room's calendar events", access: "optional", errors: [403] },
   v1_rooms_list_upcoming_meetings: { summary: "The room's upcoming calendar events", access: "optional", errors: [403] },
 
-  v1_rooms_create_meeting: { summary: "Start a meeting in a room (or get the active one)", access: "optional", errors: [400, 403, 409, 502, 503] },
+  v1_rooms_create_meeting: {
+    summary: "Start a meeting in a room (or get the active one)",
+    access: "optional",
+    errors: [400, 403, 409, 502, 503],
+  },
   v1_rooms_list_active_meetings: { summary: "The room's active meetings", access: "optional" },
   v1_rooms_get_meeting: { summary: "Get a meeting of a room", access: "optional", errors: [403] },
   v1_rooms_join_meeting: { summary: "Join a meeting (host URL for the owner)", access: "optional", errors: [400, 403] },
@@ -72,13 +76,21 @@ export const OPERATIONS: Record<string, OperationReference> = {
   v1_transcript_assign_speaker: { summary: "Assign a speaker to the words in a time range", access: "user", errors: [400, ...GUARDED] },
   v1_transcript_merge_speaker: { summary: "Merge one speaker into another", access: "user", errors: [400, ...GUARDED] },
 
-  v1_transcript_get_audio_mp3: { summary: "The transcript's audio as MP3 (ranges supported)", access: "optional", errors: [...GUARDED, 416] },
+  v1_transcript_get_audio_mp3: {
+    summary: "The transcript's audio as MP3 (ranges supported)",
+    access: "optional",
+    errors: [...GUARDED, 416],
+  },
   v1_transcript_head_audio_mp3: { summary: "Headers of the transcript's MP3 audio", access: "optional", errors: [...GUARDED, 416] },
   v1_transcript_get_audio_waveform: { summary: "The transcript's audio waveform", access: "user", errors: GUARDED },
   v1_transcript_get_video_url: { summary: "A link to the meeting's cloud video", access: "user", errors: GUARDED },
   v1_transcript_get_video_file: { summary: "The meeting's cloud video file", access: "optional", errors: [...GUARDED, 416] },
   v1_transcript_download_zip: { summary: "Download the transcript, its texts and audio as a ZIP", access: "user", errors: GUARDED },
-  v1_transcript_record_upload: { summary: "Upload an audio or video file, chunk by chunk", access: "public", errors: [400, ...GUARDED, 413, 429] },
+  v1_transcript_record_upload: {
+    summary: "Upload an audio or video file, chunk by chunk",
+    access: "public",
+    errors: [400, ...GUARDED, 413, 429],
+  },
   v1_transcript_record_webrtc: { summary: "Record live audio over WebRTC", access: "public", errors: [400, ...GUARDED] },
 
   v1_transcript_post_to_zulip: { summary: "Post the transcript to a Zulip stream", access: "user", errors: [400, ...GUARDED, 502] },
@@ -97,7 +109,12 @@ const SECURITY_SCHEMES = {
 
 const SIGNED_IN: Record<string, string[]>[] = [{ HTTPBearer: [] }, { APIKeyHeader: [] }];
 /** `{}` last: the operation also serves anonymous callers. */
-const SECURITY: Record<Access, Record<string, string[]>[]> = { none: [], optional: [...SIGNED_IN, {}], public: [...SIGNED_IN, {}], user: SIGNED_IN };
+const SECURITY: Record<Access, Record<string, string[]>[]> = {
+  none: [],
+  optional: [...SIGNED_IN, {}],
+  public: [...SIGNED_IN, {}],
+  user: SIGNED_IN,
+};
 
 const detailOnly = (description: string) => ({
   description,
@@ -125,7 +142,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: "Temporarily unavailable: try again",
 };
 
-type Operation = { operationId?: string; summary?: string; security?: unknown; parameters?: { in: string }[]; responses?: Record<string, unknown> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  security?: unknown;
+  parameters?: { in: string }[];
+  responses?: Record<string, unknown>;
+};
 interface DescribedDocument {
   paths?: Record<string, Record<string, Operation>>;
   components?: { securitySchemes?: Record<string, unknown> };

@@ -68,8 +68,14 @@ function operations(document: Document): Json[] {
 export function requiredMatchesTheWire(generated: object): void {
   const document = generated as Document;
   const ops = operations(document);
-  const requests = reachable(document, ops.map((op) => [op.requestBody, op.parameters]));
-  const responses = reachable(document, ops.map((op) => op.responses));
+  const requests = reachable(
+    document,
+    ops.map((op) => [op.requestBody, op.parameters]),
+  );
+  const responses = reachable(
+    document,
+    ops.map((op) => op.responses),
+  );
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     const inRequests = requests.has(name);
     const inResponses = responses.has(name);

@@ -35,7 +35,14 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
 export function offlineApp(): OpenAPIHono<AppEnv> {
   const config = { ...BaseConfig.parse({}), ...GatewayConfig.parse({ AUTH_BACKEND: "password", METRICS_ON_API_PORT: "true" }) };
   const unavailable = (what: string) =>
-    new Proxy({}, { get: () => { throw new Error(`${what} is not available while describing the API`); } });
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error(`${what} is not available while describing the API`);
+        },
+      },
+    );
   const deps = {
     config,
     log: createLogger("gateway", "silent"),

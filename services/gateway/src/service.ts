@@ -32,7 +32,10 @@ export const gatewayService = defineService({
 
     const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS });
     await realtime.start();
-    const app = createApp({ bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() }, realtime);
+    const app = createApp(
+      { bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() },
+      realtime,
+    );
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve(
         {

@@ -81,7 +81,10 @@ interface ApiKeyRow {
 
 const toApiKey = (r: ApiKeyRow): ApiKeyResponse => ({ id: r.id, user_id: r.user_id, name: r.name, created_at: r.created_at.toISOString() });
 
-export async function insertApiKey(db: Db, key: { id: string; userId: string; keyHash: string; name: string | null; now: Date }): Promise<ApiKeyResponse> {
+export async function insertApiKey(
+  db: Db,
+  key: { id: string; userId: string; keyHash: string; name: string | null; now: Date },
+): Promise<ApiKeyResponse> {
   const [row] = await db<ApiKeyRow[]>`
     insert into api_key (id, user_id, key_hash, name, created_at)
     values (${key.id}, ${key.userId}, ${key.keyHash}, ${key.name}, ${key.now})

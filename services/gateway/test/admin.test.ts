@@ -66,7 +66,12 @@ describe("provisioning the password-mode user", () => {
   });
 
   it("does nothing outside password mode", async () => {
-    await provisionAdmin(sql, loadConfig(GatewayConfig, { AUTH_BACKEND: "jwt", ADMIN_EMAIL: "jwt@example.com", ADMIN_PASSWORD: "pw" }), log, new Date());
+    await provisionAdmin(
+      sql,
+      loadConfig(GatewayConfig, { AUTH_BACKEND: "jwt", ADMIN_EMAIL: "jwt@example.com", ADMIN_PASSWORD: "pw" }),
+      log,
+      new Date(),
+    );
     expect(await usersWith("jwt@example.com")).toEqual([]);
   });
 });

@@ -28,8 +28,12 @@ describe("auth configuration", () => {
   });
 
   it("needs exactly one key source in jwt mode", () => {
-    expect(authConfigProblems(load({ AUTH_BACKEND: "jwt" }))).toEqual([expect.stringContaining("AUTH_JWT_JWKS_URL or AUTH_JWT_PUBLIC_KEY")]);
-    expect(authConfigProblems(load({ AUTH_BACKEND: "jwt", AUTH_JWT_JWKS_URL: "https://idp.example.com/jwks", AUTH_JWT_PUBLIC_KEY: "/k.pem" }))).toHaveLength(1);
+    expect(authConfigProblems(load({ AUTH_BACKEND: "jwt" }))).toEqual([
+      expect.stringContaining("AUTH_JWT_JWKS_URL or AUTH_JWT_PUBLIC_KEY"),
+    ]);
+    expect(
+      authConfigProblems(load({ AUTH_BACKEND: "jwt", AUTH_JWT_JWKS_URL: "https://idp.example.com/jwks", AUTH_JWT_PUBLIC_KEY: "/k.pem" })),
+    ).toHaveLength(1);
     expect(authConfigProblems(load({ AUTH_BACKEND: "jwt", AUTH_JWT_JWKS_URL: "https://idp.example.com/jwks" }))).toEqual([]);
     expect(() => load({ AUTH_JWT_JWKS_URL: "ftp://idp.example.com/jwks" })).toThrow(/AUTH_JWT_JWKS_URL/);
   });
@@ -40,7 +44,9 @@ describe("auth configuration", () => {
     expect(authConfigProblems(load({ AUTH_BACKEND: "password", ADMIN_EMAIL: "a@b.c", ADMIN_PASSWORD: "pw" }))).toEqual([]);
     expect(authConfigProblems(load({ AUTH_BACKEND: "password", ADMIN_EMAIL: "a@b.c" }))).toHaveLength(1);
     expect(authConfigProblems(load({ AUTH_BACKEND: "password", ADMIN_PASSWORD: "pw" }))).toHaveLength(1);
-    expect(authConfigProblems(load({ AUTH_BACKEND: "password", ADMIN_EMAIL: "a@b.c", ADMIN_PASSWORD: "pw", ADMIN_PASSWORD_HASH: hash }))).toHaveLength(1);
+    expect(
+      authConfigProblems(load({ AUTH_BACKEND: "password", ADMIN_EMAIL: "a@b.c", ADMIN_PASSWORD: "pw", ADMIN_PASSWORD_HASH: hash })),
+    ).toHaveLength(1);
   });
 
   it("refuses a malformed password hash without echoing it", () => {

@@ -30,7 +30,9 @@ describe("the OpenAPI document", () => {
   });
 
   it("gives every operation an operationId, a summary and its security", () => {
-    const missing = operations.filter(({ operation }) => !operation.operationId || !operation.summary || !Array.isArray(operation.security));
+    const missing = operations.filter(
+      ({ operation }) => !operation.operationId || !operation.summary || !Array.isArray(operation.security),
+    );
     expect(missing.map((o) => o.name)).toEqual([]);
   });
 
@@ -54,7 +56,10 @@ describe("the OpenAPI document", () => {
         const schema = (response.content as Record<string, { schema?: Json }> | undefined)?.["application/json"]?.schema;
         if (code === "422") {
           if (schema?.$ref !== "#/components/schemas/HTTPValidationError") problems.push(`${name}: 422 is not HTTPValidationError`);
-        } else if (code !== "426" && JSON.stringify(schema?.properties) !== JSON.stringify({ detail: { type: "string", description: "What went wrong, in words" } })) {
+        } else if (
+          code !== "426" &&
+          JSON.stringify(schema?.properties) !== JSON.stringify({ detail: { type: "string", description: "What went wrong, in words" } })
+        ) {
           problems.push(`${name}: ${code} is not {detail: string}`);
         }
       }
@@ -85,7 +90,9 @@ describe("the OpenAPI document", () => {
   });
 
   it("lists a response's always-sent defaulted properties as required", () => {
-    expect(document.components.schemas.Room!.required).toEqual(expect.arrayContaining(["ics_url", "ics_fetch_interval", "email_transcript_to"]));
+    expect(document.components.schemas.Room!.required).toEqual(
+      expect.arrayContaining(["ics_url", "ics_fetch_interval", "email_transcript_to"]),
+    );
   });
 
   it("describes every property of request bodies and of successful answers' top level", () => {
@@ -99,7 +106,8 @@ describe("the OpenAPI document", () => {
     };
     const undescribed = new Set<string>();
     for (const { name, operation } of operations) {
-      const body = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content?.["application/json"]?.schema;
+      const body = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content?.["application/json"]
+        ?.schema;
       const answer = (operation.responses?.["200"]?.content as Record<string, { schema?: Json }> | undefined)?.["application/json"]?.schema;
       for (const [property, schema] of [...propertiesOf(body), ...propertiesOf(answer)]) {
         if (typeof schema.description !== "string" || !schema.description) undescribed.add(`${name}: ${property}`);

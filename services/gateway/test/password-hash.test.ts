@@ -46,7 +46,16 @@ describe("password hashes", () => {
   });
 
   it("answers false, never throws, for malformed hashes", async () => {
-    for (const bad of ["garbage", "", "pbkdf2:sha256:100000$short", "pbkdf2:md5:1$aa$bb", "pbkdf2:sha256:0$aa$" + "0".repeat(64), "pbkdf2:sha256:99999999999$aa$" + "0".repeat(64), `pbkdf2:sha256:1000$${SALT}$${"z".repeat(64)}`, `pbkdf2:sha256:1000$$${"0".repeat(64)}`]) {
+    for (const bad of [
+      "garbage",
+      "",
+      "pbkdf2:sha256:100000$short",
+      "pbkdf2:md5:1$aa$bb",
+      "pbkdf2:sha256:0$aa$" + "0".repeat(64),
+      "pbkdf2:sha256:99999999999$aa$" + "0".repeat(64),
+      `pbkdf2:sha256:1000$${SALT}$${"z".repeat(64)}`,
+      `pbkdf2:sha256:1000$$${"0".repeat(64)}`,
+    ]) {
       expect(parsePasswordHash(bad)).toBeNull();
       expect(await verifyPassword("x", bad)).toBe(false);
     }

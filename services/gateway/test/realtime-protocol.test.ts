@@ -29,7 +29,11 @@ describe("selectProtocol", () => {
 });
 
 describe("StoredLog", () => {
-  const entry = (event: "TRANSCRIPT" | "STATUS" | "TOPIC" | "FINAL_TITLE" | "WAVEFORM", run_id: string | null, data: Record<string, unknown> = {}) => ({
+  const entry = (
+    event: "TRANSCRIPT" | "STATUS" | "TOPIC" | "FINAL_TITLE" | "WAVEFORM",
+    run_id: string | null,
+    data: Record<string, unknown> = {},
+  ) => ({
     event,
     run_id,
     data,
@@ -37,7 +41,14 @@ describe("StoredLog", () => {
 
   it("replays every stored entry but TRANSCRIPT and STATUS, in order", () => {
     const log = new StoredLog();
-    for (const e of [entry("STATUS", "r1"), entry("TRANSCRIPT", "r1"), entry("TOPIC", "r1", { id: 1 }), entry("WAVEFORM", "r1"), entry("FINAL_TITLE", "r1")]) log.add(e);
+    for (const e of [
+      entry("STATUS", "r1"),
+      entry("TRANSCRIPT", "r1"),
+      entry("TOPIC", "r1", { id: 1 }),
+      entry("WAVEFORM", "r1"),
+      entry("FINAL_TITLE", "r1"),
+    ])
+      log.add(e);
     expect(log.take().map((m) => m.event)).toEqual(["TOPIC", "WAVEFORM", "FINAL_TITLE"]);
   });
   it("starts afresh when another run's entries begin (the run reset the log)", () => {
@@ -74,8 +85,14 @@ describe("userSocketMessage", () => {
       userId: "u1",
       message: { event: "TRANSCRIPT_STATUS", data: { id: "t1", value: "ended" } },
     });
-    expect(userSocketMessage(appended("FINAL_TITLE", { title: "T" }))?.message).toEqual({ event: "TRANSCRIPT_FINAL_TITLE", data: { id: "t1", title: "T" } });
-    expect(userSocketMessage(appended("DURATION", { duration: 5 }))?.message).toEqual({ event: "TRANSCRIPT_DURATION", data: { id: "t1", duration: 5 } });
+    expect(userSocketMessage(appended("FINAL_TITLE", { title: "T" }))?.message).toEqual({
+      event: "TRANSCRIPT_FINAL_TITLE",
+      data: { id: "t1", title: "T" },
+    });
+    expect(userSocketMessage(appended("DURATION", { duration: 5 }))?.message).toEqual({
+      event: "TRANSCRIPT_DURATION",
+      data: { id: "t1", duration: 5 },
+    });
   });
   it("keeps the transcript id even when the entry's data carries an id", () => {
     expect(userSocketMessage(appended("STATUS", { value: "ended", id: "other" }))?.message.data.id).toBe("t1");
@@ -85,7 +102,11 @@ describe("userSocketMessage", () => {
     expect(userSocketMessage(appended("STATUS", { value: "ended" }, null))).toBeNull();
   });
   it("announces lifecycle changes to their user", () => {
-    for (const [action, event] of [["created", "TRANSCRIPT_CREATED"], ["deleted", "TRANSCRIPT_DELETED"], ["restored", "TRANSCRIPT_RESTORED"]] as const) {
+    for (const [action, event] of [
+      ["created", "TRANSCRIPT_CREATED"],
+      ["deleted", "TRANSCRIPT_DELETED"],
+      ["restored", "TRANSCRIPT_RESTORED"],
+    ] as const) {
       expect(userSocketMessage(ev("transcript.lifecycle.changed", { transcript_id: "t1", user_id: "u1", action }, src))).toEqual({
         userId: "u1",
         message: { event, data: { id: "t1" } },

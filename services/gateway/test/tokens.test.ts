@@ -74,7 +74,12 @@ describe("media tokens", () => {
     const token = await mintMediaToken(SECRET, scope, { now });
     expect(await verifyMediaToken(SECRET, token, "t-2", now)).toBeNull();
     // A user-wide token of the old shape (no transcript) opens nothing.
-    const userWide = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("owner-1").setAudience("scribe:media").setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
+    const userWide = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("owner-1")
+      .setAudience("scribe:media")
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode(SECRET));
     expect(await verifyMediaToken(SECRET, userWide, "t-1", new Date())).toBeNull();
   });
 

@@ -4,16 +4,7 @@ import { randomUUID } from "node:crypto";
 import { makeEvent, type DeactivationReason, type MeetingParticipantSession, type MeetingState } from "@scribe/contracts";
 import { emit, type Db } from "@scribe/kit";
 import { scribeUserId } from "./domain/presence";
-import {
-  closeStays,
-  countOpenStays,
-  grantedUserIds,
-  insertClosedStay,
-  openStay,
-  openStays,
-  updateMeeting,
-  type StayRow,
-} from "./store";
+import { closeStays, countOpenStays, grantedUserIds, insertClosedStay, openStay, openStays, updateMeeting, type StayRow } from "./store";
 
 export const SOURCE = "scribe/meetings";
 
@@ -69,7 +60,11 @@ export async function participantJoined(tx: Db, meeting: MeetingState, p: Partic
 /** Close the participant's open stay; a leave whose join was never seen still records the stay. */
 export async function participantLeft(tx: Db, meeting: MeetingState, p: Participant, at: Date): Promise<void> {
   const open = (await openStays(tx, meeting.id)).filter((s) => s.sessionId === p.sessionId);
-  let rows = await closeStays(tx, open.map((s) => s.id), at);
+  let rows = await closeStays(
+    tx,
+    open.map((s) => s.id),
+    at,
+  );
   if (open.length === 0) {
     const grants = await grantedUserIds(tx, meeting.id);
     const joinedAt = p.joinedAt ?? at;

@@ -2,7 +2,18 @@
 // decide, store the change and its event in one transaction.
 import { randomUUID } from "node:crypto";
 import { makeEvent, meetingsOps, type Caller, type MeetingState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, Unauthorized, UpstreamFailed, emit, isAppError, type Db, type RpcServer, type Sql } from "@scribe/kit";
+import {
+  BadRequest,
+  Forbidden,
+  NotFound,
+  Unauthorized,
+  UpstreamFailed,
+  emit,
+  isAppError,
+  type Db,
+  type RpcServer,
+  type Sql,
+} from "@scribe/kit";
 import { SOURCE, changed, deactivateMeeting } from "./changes";
 import {
   MEETING_LENGTH_MS,

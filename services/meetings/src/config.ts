@@ -15,8 +15,9 @@ export const MeetingsConfig = z.object({
     .string()
     .default("")
     .describe("base64 HMAC secret of the Daily webhook (the `hmac` given when creating it); unset = every Daily webhook is refused"),
-  DAILY_WEBHOOK_MAX_AGE_SECONDS: envInt(300, 1)
-    .describe("Daily webhooks signed further than this from now are refused as replays (the reference accepts any age)"),
+  DAILY_WEBHOOK_MAX_AGE_SECONDS: envInt(300, 1).describe(
+    "Daily webhooks signed further than this from now are refused as replays (the reference accepts any age)",
+  ),
   DAILYCO_STORAGE_AWS_BUCKET_NAME: StorageConfig.shape.DAILYCO_STORAGE_AWS_BUCKET_NAME,
   DAILYCO_STORAGE_AWS_REGION: z.string().default("us-east-1").describe("region of the Daily recordings bucket, given to Daily"),
   DAILYCO_STORAGE_AWS_ROLE_ARN: z.string().default("").describe("IAM role Daily assumes to write recordings into the bucket"),
@@ -28,9 +29,11 @@ export const MeetingsConfig = z.object({
   AWS_WHEREBY_ACCESS_KEY_SECRET: z.string().default("").describe("secret of AWS_WHEREBY_ACCESS_KEY_ID"),
   PLATFORM_API_TIMEOUT_MS: envInt(10_000, 100).describe("timeout of one call to a video platform's API"),
   PLATFORM_API_RETRIES: envInt(2, 0, 5).describe("retries of a video platform call that failed with a network error or a 5xx"),
-  MEETING_JOIN_WINDOW_SECONDS: envInt(300, 0)
-    .describe("an on-the-fly meeting nobody has used is deactivated once empty for this long after creation"),
-  MEETING_PROCESS_INTERVAL_SECONDS: envInt(60, 0)
-    .describe("period of the meeting processing job (presence, deactivation); 0 disables it in this process"),
+  MEETING_JOIN_WINDOW_SECONDS: envInt(300, 0).describe(
+    "an on-the-fly meeting nobody has used is deactivated once empty for this long after creation",
+  ),
+  MEETING_PROCESS_INTERVAL_SECONDS: envInt(60, 0).describe(
+    "period of the meeting processing job (presence, deactivation); 0 disables it in this process",
+  ),
 });
 export type MeetingsConfig = z.infer<typeof MeetingsConfig>;

@@ -68,7 +68,13 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
       if (!meeting?.is_active) return "skipped";
       const plan = reconcilePresence(await openStays(tx, id), snapshot);
       for (const p of plan.open) await participantJoined(tx, meeting, p, now);
-      if (plan.close.length) await closeOpenStays(tx, meeting, now, plan.close.map((s) => s.id));
+      if (plan.close.length)
+        await closeOpenStays(
+          tx,
+          meeting,
+          now,
+          plan.close.map((s) => s.id),
+        );
       meeting = await refreshClientCount(tx, meeting, snapshot.participants?.length ?? (snapshot.anyonePresent ? null : 0), now);
       const decision = decideDeactivation(
         {

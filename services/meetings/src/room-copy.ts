@@ -10,8 +10,19 @@ export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.
   kind: "room",
   table: "room",
   columns: [
-    "id", "name", "user_id", "is_shared", "platform", "is_locked", "room_mode", "recording_type", "recording_trigger",
-    "skip_consent", "store_video", "version", "deleted",
+    "id",
+    "name",
+    "user_id",
+    "is_shared",
+    "platform",
+    "is_locked",
+    "room_mode",
+    "recording_type",
+    "recording_trigger",
+    "skip_consent",
+    "store_video",
+    "version",
+    "deleted",
   ],
   lookups: ["id", "name"],
   rowOf: roomRecordOf,
@@ -49,5 +60,8 @@ async function roomDeleted(tx: Tx, roomId: string, time: Date): Promise<void> {
   for (const m of meetings) {
     await emit(tx, makeEvent("meeting.deleted", changed(m, {}, time), { source: SOURCE, time }));
   }
-  await deleteMeetings(tx, meetings.map((m) => m.id));
+  await deleteMeetings(
+    tx,
+    meetings.map((m) => m.id),
+  );
 }

@@ -24,10 +24,32 @@ export async function lockRoomForMeetingCreation(tx: Db, roomId: string): Promis
 // ------------------------------------------------------------------------------------- meetings
 
 const MEETING_COLUMNS = [
-  "id", "room_id", "room_name", "room_url", "host_room_url", "start_date", "end_date", "created_at", "updated_at",
-  "version", "is_locked", "room_mode", "recording_type", "recording_trigger", "num_clients", "is_active",
-  "deactivated_at", "deactivation_reason", "calendar_event_id", "calendar_metadata", "scheduled_end", "platform",
-  "daily_composed_video_s3_key", "daily_composed_video_duration", "email_recipients", "store_video",
+  "id",
+  "room_id",
+  "room_name",
+  "room_url",
+  "host_room_url",
+  "start_date",
+  "end_date",
+  "created_at",
+  "updated_at",
+  "version",
+  "is_locked",
+  "room_mode",
+  "recording_type",
+  "recording_trigger",
+  "num_clients",
+  "is_active",
+  "deactivated_at",
+  "deactivation_reason",
+  "calendar_event_id",
+  "calendar_metadata",
+  "scheduled_end",
+  "platform",
+  "daily_composed_video_s3_key",
+  "daily_composed_video_duration",
+  "email_recipients",
+  "store_video",
 ] as const;
 
 type Stamp = Date | string | null;
@@ -191,7 +213,9 @@ export async function activeMeetingIds(db: Db): Promise<string[]> {
  * worker holds it (the caller skips the meeting and counts it).
  */
 export async function tryLockMeetingForProcessing(tx: Db, meetingId: string): Promise<boolean> {
-  const [row] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:meetings:process'), hashtext(${meetingId})) as ok`;
+  const [row] = await tx<
+    { ok: boolean }[]
+  >`select pg_try_advisory_xact_lock(hashtext('scribe:meetings:process'), hashtext(${meetingId})) as ok`;
   return row!.ok;
 }
 
@@ -257,13 +281,18 @@ export async function closeStays(db: Db, ids: string[], leftAt: Date): Promise<S
 }
 
 export async function countOpenStays(db: Db, meetingId: string): Promise<number> {
-  const [row] = await db<{ n: number }[]>`select count(*)::int as n from participant_session where meeting_id = ${meetingId} and left_at is null`;
+  const [row] = await db<
+    { n: number }[]
+  >`select count(*)::int as n from participant_session where meeting_id = ${meetingId} and left_at is null`;
   return row!.n;
 }
 
 // ------------------------------------------------------------------------------------ join grants
 
-export async function recordJoinGrant(db: Db, grant: { meeting_id: string; user_id: string; display_name: string | null; created_at: Date }): Promise<void> {
+export async function recordJoinGrant(
+  db: Db,
+  grant: { meeting_id: string; user_id: string; display_name: string | null; created_at: Date },
+): Promise<void> {
   await db`insert into join_grant ${db(grant, "meeting_id", "user_id", "display_name", "created_at")}
     on conflict (meeting_id, user_id) do update set display_name = coalesce(excluded.display_name, join_grant.display_name)`;
 }

@@ -15,7 +15,10 @@ export function registerWebhooks(rpc: RpcServer, sql: Sql, platforms: Platforms)
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
     const parsed = platform.parseWebhook(Buffer.from(req.body_base64, "base64"), headers, now);
     if (!parsed.event) {
-      log.info({ platform: platform.name, deliveryId: parsed.deliveryId, note: parsed.note }, "platform webhook acknowledged without effect");
+      log.info(
+        { platform: platform.name, deliveryId: parsed.deliveryId, note: parsed.note },
+        "platform webhook acknowledged without effect",
+      );
       return { status: "ok" as const };
     }
     const event = parsed.event;
@@ -76,14 +79,21 @@ export async function applyPlatformEvent(tx: Db, platform: VideoPlatform, event:
       if (recording.kind === "composed_video") {
         // The composed video is kept only for rooms that store video (§5.3), set once.
         if (!meeting.store_video) {
-          log.info({ meetingId: meeting.id, recordingId: recording.recordingId }, "composed video of a meeting without store_video; ignored");
+          log.info(
+            { meetingId: meeting.id, recordingId: recording.recordingId },
+            "composed video of a meeting without store_video; ignored",
+          );
           return;
         }
         if (meeting.daily_composed_video_s3_key === null && recording.file) {
-          current = changed(meeting, {
-            daily_composed_video_s3_key: recording.file.key,
-            daily_composed_video_duration: recording.durationSeconds === null ? null : Math.round(recording.durationSeconds),
-          }, now);
+          current = changed(
+            meeting,
+            {
+              daily_composed_video_s3_key: recording.file.key,
+              daily_composed_video_duration: recording.durationSeconds === null ? null : Math.round(recording.durationSeconds),
+            },
+            now,
+          );
           await updateMeeting(tx, current);
           await emit(tx, makeEvent("meeting.updated", current, { source: SOURCE, time: now }));
         }

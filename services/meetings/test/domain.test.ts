@@ -23,7 +23,10 @@ const p = (sessionId: string) => ({ sessionId, userId: null, userName: sessionId
 describe("presence reconciliation", () => {
   it("opens a stay for each present participant without one and closes stays of those gone", () => {
     const plan = reconcilePresence(
-      [{ id: "s1", sessionId: "p1" }, { id: "s2", sessionId: "p2" }],
+      [
+        { id: "s1", sessionId: "p1" },
+        { id: "s2", sessionId: "p2" },
+      ],
       { participants: [p("p1"), p("p3")], anyonePresent: true, everUsed: true },
     );
     expect(plan.open.map((x) => x.sessionId)).toEqual(["p3"]);
@@ -34,7 +37,10 @@ describe("presence reconciliation", () => {
     expect(plan).toEqual({ open: [], close: [{ id: "s1", sessionId: "p1" }] });
   });
   it("changes nothing when the stays match presence", () => {
-    expect(reconcilePresence([{ id: "s1", sessionId: "p1" }], { participants: [p("p1")], anyonePresent: true, everUsed: true })).toEqual({ open: [], close: [] });
+    expect(reconcilePresence([{ id: "s1", sessionId: "p1" }], { participants: [p("p1")], anyonePresent: true, everUsed: true })).toEqual({
+      open: [],
+      close: [],
+    });
   });
   it("with a yes/no platform (no participant list) closes stays only when nobody is there", () => {
     const stays = [{ id: "s1", sessionId: "p1" }];
@@ -81,32 +87,89 @@ describe("recordings", () => {
 });
 
 const room: RoomRecord = {
-  id: "r1", name: "standup", user_id: "alice", is_shared: true, platform: "whereby", is_locked: false, room_mode: "normal",
-  recording_type: "cloud", recording_trigger: "automatic-2nd-participant", skip_consent: false, store_video: false, version: 3, deleted: false,
+  id: "r1",
+  name: "standup",
+  user_id: "alice",
+  is_shared: true,
+  platform: "whereby",
+  is_locked: false,
+  room_mode: "normal",
+  recording_type: "cloud",
+  recording_trigger: "automatic-2nd-participant",
+  skip_consent: false,
+  store_video: false,
+  version: 3,
+  deleted: false,
 };
 const meeting: MeetingState = {
-  id: "m1", room_name: "/standup-x", room_url: "https://w.example/standup-x", host_room_url: "https://w.example/standup-x?roomKey=k",
-  start_date: T.toISOString(), end_date: new Date(T.getTime() + 8 * 3600_000).toISOString(), user_id: null, room_id: "r1",
-  is_locked: false, room_mode: "normal", recording_type: "cloud", recording_trigger: "automatic-2nd-participant", num_clients: 0,
-  is_active: true, calendar_event_id: "e1",
-  calendar_metadata: { title: "Weekly", description: "secret agenda", attendees: [{ email: "a@x", status: "ACCEPTED" }], start_time: T.toISOString(), end_time: T.toISOString(), ics_uid: "uid-1@example.com", location: null },
-  platform: "whereby", daily_composed_video_s3_key: null, daily_composed_video_duration: null, store_video: false, version: 1,
-  created_at: T.toISOString(), updated_at: T.toISOString(), scribe_room_name: "standup", room_owner_id: "alice", email_recipients: [],
-  deactivated_at: null, deactivation_reason: null,
+  id: "m1",
+  room_name: "/standup-x",
+  room_url: "https://w.example/standup-x",
+  host_room_url: "https://w.example/standup-x?roomKey=k",
+  start_date: T.toISOString(),
+  end_date: new Date(T.getTime() + 8 * 3600_000).toISOString(),
+  user_id: null,
+  room_id: "r1",
+  is_locked: false,
+  room_mode: "normal",
+  recording_type: "cloud",
+  recording_trigger: "automatic-2nd-participant",
+  num_clients: 0,
+  is_active: true,
+  calendar_event_id: "e1",
+  calendar_metadata: {
+    title: "Weekly",
+    description: "secret agenda",
+    attendees: [{ email: "a@x", status: "ACCEPTED" }],
+    start_time: T.toISOString(),
+    end_time: T.toISOString(),
+    ics_uid: "uid-1@example.com",
+    location: null,
+  },
+  platform: "whereby",
+  daily_composed_video_s3_key: null,
+  daily_composed_video_duration: null,
+  store_video: false,
+  version: 1,
+  created_at: T.toISOString(),
+  updated_at: T.toISOString(),
+  scribe_room_name: "standup",
+  room_owner_id: "alice",
+  email_recipients: [],
+  deactivated_at: null,
+  deactivation_reason: null,
 };
 
 describe("meetings", () => {
   it("shows the host URL and calendar details to the room owner only, on a shared room too", () => {
-    expect(meetingFor(meeting, true)).toMatchObject({ host_room_url: meeting.host_room_url, calendar_metadata: { description: "secret agenda" } });
+    expect(meetingFor(meeting, true)).toMatchObject({
+      host_room_url: meeting.host_room_url,
+      calendar_metadata: { description: "secret agenda" },
+    });
     const other = meetingFor(meeting, false);
     expect(other.host_room_url).toBe("");
-    expect(other.calendar_metadata).toEqual({ title: "Weekly", description: null, attendees: null, start_time: T.toISOString(), end_time: T.toISOString(), ics_uid: "uid-1@example.com", location: null });
+    expect(other.calendar_metadata).toEqual({
+      title: "Weekly",
+      description: null,
+      attendees: null,
+      start_time: T.toISOString(),
+      end_time: T.toISOString(),
+      ics_uid: "uid-1@example.com",
+      location: null,
+    });
     expect(other).not.toHaveProperty("email_recipients");
     expect(other).not.toHaveProperty("version");
   });
   it("reuses the current meeting only while it has the room's settings", () => {
     expect(matchesRoomSettings(meeting, room)).toBe(true);
-    for (const change of [{ is_locked: true }, { room_mode: "group" as const }, { recording_type: "none" as const }, { recording_trigger: "none" as const }, { platform: "daily" as const }, { store_video: true }]) {
+    for (const change of [
+      { is_locked: true },
+      { room_mode: "group" as const },
+      { recording_type: "none" as const },
+      { recording_trigger: "none" as const },
+      { platform: "daily" as const },
+      { store_video: true },
+    ]) {
       expect(matchesRoomSettings(meeting, { ...room, ...change })).toBe(false);
     }
   });
@@ -136,8 +199,12 @@ describe("meetings", () => {
     ]);
   });
   it("keeps a calendar meeting joinable 8 h from the event's start, or to its end if later", () => {
-    expect(calendarMeetingTimes({ start: T.toISOString(), end: new Date(T.getTime() + 1800_000).toISOString() }).end).toEqual(new Date(T.getTime() + 8 * 3600_000));
-    expect(calendarMeetingTimes({ start: T.toISOString(), end: new Date(T.getTime() + 10 * 3600_000).toISOString() }).end).toEqual(new Date(T.getTime() + 10 * 3600_000));
+    expect(calendarMeetingTimes({ start: T.toISOString(), end: new Date(T.getTime() + 1800_000).toISOString() }).end).toEqual(
+      new Date(T.getTime() + 8 * 3600_000),
+    );
+    expect(calendarMeetingTimes({ start: T.toISOString(), end: new Date(T.getTime() + 10 * 3600_000).toISOString() }).end).toEqual(
+      new Date(T.getTime() + 10 * 3600_000),
+    );
   });
   it("names a Daily room after the Scribe room (characters Daily refuses replaced) and a UTC timestamp", () => {
     expect(dailyRoomName("team.sync+1", T)).toBe("team-sync-1-20260302090000");

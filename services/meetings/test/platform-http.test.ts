@@ -30,7 +30,16 @@ afterAll(() => {
 });
 
 const client = (overrides: Partial<ConstructorParameters<typeof PlatformHttp>[0]> = {}) =>
-  new PlatformHttp({ platform: "Daily", baseUrl: base, apiKey: "k", apiKeyVariable: "DAILY_API_KEY", timeoutMs: 2000, retries: 2, log: createLogger("test", "silent"), ...overrides });
+  new PlatformHttp({
+    platform: "Daily",
+    baseUrl: base,
+    apiKey: "k",
+    apiKeyVariable: "DAILY_API_KEY",
+    timeoutMs: 2000,
+    retries: 2,
+    log: createLogger("test", "silent"),
+    ...overrides,
+  });
 const Ok = z.object({ ok: z.literal(true) });
 const callsTo = (path: string) => seen.filter((s) => s.path === `/v1${path}`).length;
 
@@ -45,7 +54,9 @@ describe("platform API calls", () => {
     expect(await client().call("get_flaky", { method: "GET", path: "/flaky", schema: Ok, idempotent: true })).toEqual({ ok: true });
     expect(callsTo("/flaky")).toBe(3);
     script.set("/v1/down", [500]);
-    await expect(client({ retries: 1 }).call("get_down", { method: "GET", path: "/down", schema: Ok, idempotent: true })).rejects.toMatchObject({
+    await expect(
+      client({ retries: 1 }).call("get_down", { method: "GET", path: "/down", schema: Ok, idempotent: true }),
+    ).rejects.toMatchObject({
       name: "PlatformApiError",
       status: 500,
     });
@@ -54,23 +65,29 @@ describe("platform API calls", () => {
 
   it("does not repeat a call that may have taken effect (creating a room) after a 5xx", async () => {
     script.set("/v1/rooms", [500, 200]);
-    await expect(client().call("create_room", { method: "POST", path: "/rooms", body: {}, schema: Ok, idempotent: false })).rejects.toBeInstanceOf(PlatformApiError);
+    await expect(
+      client().call("create_room", { method: "POST", path: "/rooms", body: {}, schema: Ok, idempotent: false }),
+    ).rejects.toBeInstanceOf(PlatformApiError);
     expect(callsTo("/rooms")).toBe(1);
   });
 
   it("gives up after the timeout with an error naming the call", async () => {
     script.set("/v1/slow", ["hang"]);
-    const err = await client({ timeoutMs: 200, retries: 0 }).call("get_slow", { method: "GET", path: "/slow", schema: Ok, idempotent: true }).catch((e: unknown) => e);
+    const err = await client({ timeoutMs: 200, retries: 0 })
+      .call("get_slow", { method: "GET", path: "/slow", schema: Ok, idempotent: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlatformApiError);
     expect((err as PlatformApiError).status).toBeNull();
     expect((err as Error).message).toBe("Daily API error: get_slow failed: timed out after 200 ms");
   });
 
   it("refuses an answer of the wrong shape, and calls without a configured key", async () => {
-    await expect(client().call("get_odd", { method: "GET", path: "/odd", schema: z.object({ id: z.string() }), idempotent: true })).rejects.toThrow(
-      /get_odd failed with status 200: unexpected answer: id:/,
-    );
-    const missing = await client({ apiKey: "" }).call("x", { method: "GET", path: "/x", schema: Ok, idempotent: true }).catch((e: unknown) => e);
+    await expect(
+      client().call("get_odd", { method: "GET", path: "/odd", schema: z.object({ id: z.string() }), idempotent: true }),
+    ).rejects.toThrow(/get_odd failed with status 200: unexpected answer: id:/);
+    const missing = await client({ apiKey: "" })
+      .call("x", { method: "GET", path: "/x", schema: Ok, idempotent: true })
+      .catch((e: unknown) => e);
     expect(isAppError(missing) && missing.kind).toBe("unavailable");
     expect((missing as Error).message).toBe("Daily is not configured: set DAILY_API_KEY");
   });

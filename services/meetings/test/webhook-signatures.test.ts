@@ -32,13 +32,17 @@ describe("Daily webhook signature", () => {
   it("refuses another timestamp, another secret, or missing parts", () => {
     const sig = sign(secret, ts, body);
     expect(verifyDailySignature({ secretBase64: secret, timestamp: "1767261601", signature: sig, rawBody: body })).toBe(false);
-    expect(verifyDailySignature({ secretBase64: randomBytes(32).toString("base64"), timestamp: ts, signature: sig, rawBody: body })).toBe(false);
+    expect(verifyDailySignature({ secretBase64: randomBytes(32).toString("base64"), timestamp: ts, signature: sig, rawBody: body })).toBe(
+      false,
+    );
     expect(verifyDailySignature({ secretBase64: "", timestamp: ts, signature: sig, rawBody: body })).toBe(false);
     expect(verifyDailySignature({ secretBase64: secret, timestamp: undefined, signature: sig, rawBody: body })).toBe(false);
     expect(verifyDailySignature({ secretBase64: secret, timestamp: ts, signature: undefined, rawBody: body })).toBe(false);
   });
   it("refuses a secret that is not base64", () => {
-    expect(verifyDailySignature({ secretBase64: "not base64!", timestamp: ts, signature: sign("not base64!", ts, body), rawBody: body })).toBe(false);
+    expect(
+      verifyDailySignature({ secretBase64: "not base64!", timestamp: ts, signature: sign("not base64!", ts, body), rawBody: body }),
+    ).toBe(false);
   });
 });
 
@@ -74,12 +78,20 @@ describe("Whereby webhook signature", () => {
   });
   it("prints floats as Python's repr", () => {
     expect(["3", "3.0", "3.14", "1e21", "-1.5e-10", "100.0", "1e-4", "9007199254740993"].map(pythonNumber)).toEqual([
-      "3", "3.0", "3.14", "1e+21", "-1.5e-10", "100.0", "0.0001", "9007199254740993",
+      "3",
+      "3.0",
+      "3.14",
+      "1e+21",
+      "-1.5e-10",
+      "100.0",
+      "0.0001",
+      "9007199254740993",
     ]);
   });
   it("verifies hex HMAC-SHA256 over `<t>.` + the compact body, whatever the body's whitespace", () => {
     const key = "whereby-secret";
-    const compact = '{"apiVersion":"1.0","id":"x","createdAt":"2026-01-01T10:00:00.000Z","type":"room.client.joined","data":{"meetingId":"1"}}';
+    const compact =
+      '{"apiVersion":"1.0","id":"x","createdAt":"2026-01-01T10:00:00.000Z","type":"room.client.joined","data":{"meetingId":"1"}}';
     const v1 = createHmac("sha256", key).update(`1767261600.${compact}`).digest("hex");
     expect(wherebySignature(key, "1767261600", compact)).toBe(v1);
     const pretty = JSON.stringify(JSON.parse(compact), null, 2);

@@ -3,7 +3,21 @@
 // rooms service's answer, transcripts by the read model's READ rule (projection.get with the caller).
 import { randomUUID } from "node:crypto";
 import { notifierOps, projectionOps, roomsOps, type Caller } from "@scribe/contracts";
-import { BadRequest, Forbidden, Invalid, Unauthorized, UpstreamFailed, consumeQuotas, isAppError, quotaExceeded, rpcCall, type Bus, type Logger, type RpcServer, type Sql } from "@scribe/kit";
+import {
+  BadRequest,
+  Forbidden,
+  Invalid,
+  Unauthorized,
+  UpstreamFailed,
+  consumeQuotas,
+  isAppError,
+  quotaExceeded,
+  rpcCall,
+  type Bus,
+  type Logger,
+  type RpcServer,
+  type Sql,
+} from "@scribe/kit";
 import { postOrUpdate } from "./channels/chat";
 import { emailContent, MailError, type EmailSender } from "./channels/email";
 import type { AttemptResult } from "./channels/types";
@@ -68,12 +82,20 @@ export function registerCommands(deps: CommandDeps): void {
       sql,
       [
         { key: `email-share:user:${caller.userId}`, limit: config.EMAIL_SHARE_PER_USER_PER_HOUR, windowSeconds: 3600, amount: n },
-        { key: `email-share:transcript:${transcript_id}`, limit: config.EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR, windowSeconds: 3600, amount: n },
+        {
+          key: `email-share:transcript:${transcript_id}`,
+          limit: config.EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR,
+          windowSeconds: 3600,
+          amount: n,
+        },
       ],
       new Date(),
     );
     if (!quota.ok) {
-      deps.log.warn({ userId: caller.userId, transcriptId: transcript_id, limit: quota.key.split(":")[1] }, "share-by-e-mail rate limit reached");
+      deps.log.warn(
+        { userId: caller.userId, transcriptId: transcript_id, limit: quota.key.split(":")[1] },
+        "share-by-e-mail rate limit reached",
+      );
       throw quotaExceeded("Too many e-mails shared. Try again later.", quota.retryAfterSeconds);
     }
     // The link is only useful to a recipient who can open it without signing in.
@@ -95,7 +117,19 @@ export function registerCommands(deps: CommandDeps): void {
         deps.log.warn({ err, transcriptId: transcript_id }, "sharing a transcript by e-mail failed");
         result = { statusCode: err.responseCode, error: err.message, excerpt: null };
       }
-      await recordOnRequest(sql, "email", "share", transcript_id, caller, { to, include_link: content.url !== null }, null, started, performance.now() - t0, result, ok);
+      await recordOnRequest(
+        sql,
+        "email",
+        "share",
+        transcript_id,
+        caller,
+        { to, include_link: content.url !== null },
+        null,
+        started,
+        performance.now() - t0,
+        result,
+        ok,
+      );
     }
     return { sent };
   });
@@ -110,11 +144,35 @@ export function registerCommands(deps: CommandDeps): void {
     try {
       const r = await postOrUpdate(sql, deps.zulip, { transcriptId: transcript_id, stream, topic, content }, "invalid_message");
       const result = { statusCode: 200, error: null, excerpt: `message ${r.messageId} ${r.updated ? "updated" : "posted"}` };
-      await recordOnRequest(sql, "zulip", "manual_post", transcript_id, caller, { stream, topic }, { content }, started, performance.now() - t0, result, true);
+      await recordOnRequest(
+        sql,
+        "zulip",
+        "manual_post",
+        transcript_id,
+        caller,
+        { stream, topic },
+        { content },
+        started,
+        performance.now() - t0,
+        result,
+        true,
+      );
     } catch (e) {
       if (e instanceof ZulipError) {
         const result = { statusCode: e.status, error: e.message, excerpt: null };
-        await recordOnRequest(sql, "zulip", "manual_post", transcript_id, caller, { stream, topic }, { content }, started, performance.now() - t0, result, false);
+        await recordOnRequest(
+          sql,
+          "zulip",
+          "manual_post",
+          transcript_id,
+          caller,
+          { stream, topic },
+          { content },
+          started,
+          performance.now() - t0,
+          result,
+          false,
+        );
       }
       zulipFailure(e);
     }
@@ -161,7 +219,17 @@ async function recordOnRequest(
   };
   await insertFinishedDelivery(
     sql,
-    { id, channel, kind, transcript_id: transcriptId, room_id: null, run_id: null, dedupe_key: `${kind}:${id}`, target: { ...target, by: caller.userId }, payload: payload ?? {} },
+    {
+      id,
+      channel,
+      kind,
+      transcript_id: transcriptId,
+      room_id: null,
+      run_id: null,
+      dedupe_key: `${kind}:${id}`,
+      target: { ...target, by: caller.userId },
+      payload: payload ?? {},
+    },
     attempt,
     ok ? "delivered" : "failed",
   );

@@ -23,11 +23,16 @@ export const NotifierConfig = z.object({
   ZULIP_API_KEY: z.string().default("").describe("Zulip bot API key"),
   ZULIP_BOT_EMAIL: z.string().default("").describe("Zulip bot e-mail address"),
   ZULIP_TIMEOUT_MS: envInt(10_000, 100, 120_000).describe("timeout of one Zulip API call"),
-  NOTIFIER_DISPATCH_INTERVAL_MS: envInt(1000, 0)
-    .describe("how often due deliveries are looked for when no new one wakes the dispatcher; 0 disables sending in this process"),
+  NOTIFIER_DISPATCH_INTERVAL_MS: envInt(1000, 0).describe(
+    "how often due deliveries are looked for when no new one wakes the dispatcher; 0 disables sending in this process",
+  ),
   NOTIFIER_CONCURRENCY: envInt(4, 1, 64).describe("deliveries attempted at once per process"),
   EMAIL_SHARE_MAX_RECIPIENTS: envInt(3, 1, 50).describe("share by e-mail: most addresses in one request (comma-separated)"),
-  EMAIL_SHARE_PER_USER_PER_HOUR: envInt(30, 1).describe("share by e-mail: most e-mails (recipients) one user may send per hour; 429 past it"),
-  EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR: envInt(10, 1).describe("share by e-mail: most e-mails (recipients) about one transcript per hour, whoever sends them; 429 past it"),
+  EMAIL_SHARE_PER_USER_PER_HOUR: envInt(30, 1).describe(
+    "share by e-mail: most e-mails (recipients) one user may send per hour; 429 past it",
+  ),
+  EMAIL_SHARE_PER_TRANSCRIPT_PER_HOUR: envInt(10, 1).describe(
+    "share by e-mail: most e-mails (recipients) about one transcript per hour, whoever sends them; 429 past it",
+  ),
 });
 export type NotifierConfig = z.infer<typeof NotifierConfig>;

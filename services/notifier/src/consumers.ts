@@ -40,11 +40,27 @@ export async function onCompleted(tx: Tx, ev: ScribeEvent<"transcript.completed"
   const rows: NewDelivery[] = [];
   // Every run's completion is a new webhook delivery and a new (or updated) chat report.
   if (plan.webhook) {
-    rows.push({ ...base, id: randomUUID(), channel: "webhook", kind: "transcript.completed", dedupe_key: `webhook:${t.id}:${runId}`, target: {}, payload: plan.webhook });
+    rows.push({
+      ...base,
+      id: randomUUID(),
+      channel: "webhook",
+      kind: "transcript.completed",
+      dedupe_key: `webhook:${t.id}:${runId}`,
+      target: {},
+      payload: plan.webhook,
+    });
   }
   if (plan.zulip) {
     const { stream, topic, content } = plan.zulip;
-    rows.push({ ...base, id: randomUUID(), channel: "zulip", kind: "auto_post", dedupe_key: `zulip:${t.id}:${runId}`, target: { stream, topic }, payload: { content } });
+    rows.push({
+      ...base,
+      id: randomUUID(),
+      channel: "zulip",
+      kind: "auto_post",
+      dedupe_key: `zulip:${t.id}:${runId}`,
+      target: { stream, topic },
+      payload: { content },
+    });
   }
   // E-mails go once per transcript and address: reprocessing does not mail everyone again.
   const emailPayload: z.input<typeof EmailPayload> = { transcript_version: t.version, owner_user_id: t.user_id };

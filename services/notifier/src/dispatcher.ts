@@ -43,7 +43,15 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       case "webhook":
         return deps.webhooks.attempt(d, d.room_id ? await roomById(sql, d.room_id) : null, now);
       case "email":
-        if (!deps.email) return { verdict: "cancel", statusCode: null, error: "e-mail is no longer configured", excerpt: null, durationMs: 0, eventId: null };
+        if (!deps.email)
+          return {
+            verdict: "cancel",
+            statusCode: null,
+            error: "e-mail is no longer configured",
+            excerpt: null,
+            durationMs: 0,
+            eventId: null,
+          };
         return deps.email.attempt(d);
       case "zulip":
         return attemptChatPost(sql, deps.zulip, d);
@@ -57,7 +65,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     } catch (e) {
       // A bug or an unexpected failure: keep the delivery and try again on schedule.
       log.error({ err: e, deliveryId: d.id }, "delivery attempt failed unexpectedly");
-      result = { verdict: "retryable", statusCode: null, error: `internal error: ${(e as Error).message}`, excerpt: null, durationMs: 0, eventId: null };
+      result = {
+        verdict: "retryable",
+        statusCode: null,
+        error: `internal error: ${(e as Error).message}`,
+        excerpt: null,
+        durationMs: 0,
+        eventId: null,
+      };
     }
     const roundStartedAt = d.round_started_at ?? now;
     const record: AttemptRecord = {
@@ -90,7 +105,17 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     await recordAttempt(sql, { id: d.id, token, roundStartedAt }, record, next);
     notifierMetrics.attempts.inc({ channel: d.channel, outcome: record.outcome });
     if (next.status !== "pending") notifierMetrics.deliveries.inc({ channel: d.channel, status: next.status });
-    const line = { deliveryId: d.id, channel: d.channel, kind: d.kind, transcriptId: d.transcript_id, attempt: d.attempts, outcome: record.outcome, statusCode: result.statusCode, error: result.error, nextAttemptAt: next.nextAttemptAt };
+    const line = {
+      deliveryId: d.id,
+      channel: d.channel,
+      kind: d.kind,
+      transcriptId: d.transcript_id,
+      attempt: d.attempts,
+      outcome: record.outcome,
+      statusCode: result.statusCode,
+      error: result.error,
+      nextAttemptAt: next.nextAttemptAt,
+    };
     if (record.outcome === "delivered") log.info(line, "delivered");
     else log.warn(line, "delivery attempt did not deliver");
   }

@@ -20,10 +20,18 @@ export const notifierService = defineService({
   async start(rt) {
     const { sql, bus, rpc, config, log, onStop } = rt;
     // Webhook URLs are users': guarded, and a redirect is an answer (never followed).
-    const http = createHttpClient({ guard: { allowPrivate: config.ALLOW_PRIVATE_URLS }, maxRedirects: 0, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+    const http = createHttpClient({
+      guard: { allowPrivate: config.ALLOW_PRIVATE_URLS },
+      maxRedirects: 0,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    });
     onStop(() => http.close());
-    const webhooks = new WebhookSender(http, config, async (roomId) =>
-      (await rpcCall(bus, roomsOps.webhookSecret, { caller: INTERNAL_CALLER, id: roomId }, { timeoutMs: config.RPC_TIMEOUT_MS })).webhook_secret,
+    const webhooks = new WebhookSender(
+      http,
+      config,
+      async (roomId) =>
+        (await rpcCall(bus, roomsOps.webhookSecret, { caller: INTERNAL_CALLER, id: roomId }, { timeoutMs: config.RPC_TIMEOUT_MS }))
+          .webhook_secret,
     );
     const mailer = emailConfigured(config) ? smtpMailer(config) : null;
     if (mailer) onStop(async () => mailer.close());
@@ -35,8 +43,17 @@ export const notifierService = defineService({
     registerDeliveryOps(rpc, sql);
 
     // Longer than any one attempt can take (an e-mail also reads the transcript first).
-    const leaseMs = 2 * Math.max(config.WEBHOOK_TIMEOUT_MS, config.SMTP_TIMEOUT_MS + 2 * config.RPC_TIMEOUT_MS, 2 * config.ZULIP_TIMEOUT_MS) + 60_000;
-    const dispatcher = createDispatcher({ sql, log: log.child({ job: "notifier.dispatch" }), webhooks, email, zulip, concurrency: config.NOTIFIER_CONCURRENCY, leaseMs });
+    const leaseMs =
+      2 * Math.max(config.WEBHOOK_TIMEOUT_MS, config.SMTP_TIMEOUT_MS + 2 * config.RPC_TIMEOUT_MS, 2 * config.ZULIP_TIMEOUT_MS) + 60_000;
+    const dispatcher = createDispatcher({
+      sql,
+      log: log.child({ job: "notifier.dispatch" }),
+      webhooks,
+      email,
+      zulip,
+      concurrency: config.NOTIFIER_CONCURRENCY,
+      leaseMs,
+    });
     if (config.NOTIFIER_DISPATCH_INTERVAL_MS > 0) {
       await dispatcher.start(config.NOTIFIER_DISPATCH_INTERVAL_MS);
       onStop(() => dispatcher.stop());

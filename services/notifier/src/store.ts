@@ -23,8 +23,16 @@ export const roomCopy = defineEntityCopy<RoomCopy, RoomEvent, typeof roomsOps.st
   kind: "room",
   table: "room",
   columns: [
-    "id", "name", "user_id", "webhook_url", "zulip_auto_post", "zulip_stream", "zulip_topic",
-    "email_transcript_to", "version", "deleted",
+    "id",
+    "name",
+    "user_id",
+    "webhook_url",
+    "zulip_auto_post",
+    "zulip_stream",
+    "zulip_topic",
+    "email_transcript_to",
+    "version",
+    "deleted",
   ],
   lookups: ["id"],
   rowOf: (room, deleted) => ({
@@ -129,7 +137,8 @@ export interface NewDelivery {
 
 /** Inserts unless a delivery with the same purpose exists; true when inserted. */
 export async function insertDelivery(db: Db, d: NewDelivery): Promise<boolean> {
-  const rows = await db`insert into delivery (id, channel, kind, transcript_id, room_id, run_id, dedupe_key, target, payload, next_attempt_at)
+  const rows =
+    await db`insert into delivery (id, channel, kind, transcript_id, room_id, run_id, dedupe_key, target, payload, next_attempt_at)
     values (${d.id}, ${d.channel}, ${d.kind}, ${d.transcript_id}, ${d.room_id}, ${d.run_id}, ${d.dedupe_key},
       ${JSON.stringify(d.target)}::text::jsonb, ${JSON.stringify(d.payload)}::text::jsonb, ${d.next_attempt_at})
     on conflict (dedupe_key) do nothing returning id`;
@@ -172,8 +181,25 @@ export interface DeliveryRow {
 }
 
 const DELIVERY_COLUMNS = [
-  "id", "channel", "kind", "transcript_id", "room_id", "run_id", "target", "payload", "status", "attempts", "round_started_at",
-  "round_attempts", "next_attempt_at", "lease_token", "last_status_code", "last_error", "created_at", "updated_at", "finished_at",
+  "id",
+  "channel",
+  "kind",
+  "transcript_id",
+  "room_id",
+  "run_id",
+  "target",
+  "payload",
+  "status",
+  "attempts",
+  "round_started_at",
+  "round_attempts",
+  "next_attempt_at",
+  "lease_token",
+  "last_status_code",
+  "last_error",
+  "created_at",
+  "updated_at",
+  "finished_at",
 ] as const;
 
 /**
@@ -229,7 +255,12 @@ export async function recordAttempt(
 }
 
 /** A finished delivery made on request (share by e-mail, manual post): one attempt, no retries. */
-export async function insertFinishedDelivery(db: Sql, d: Omit<NewDelivery, "next_attempt_at">, a: AttemptRecord, status: DeliveryStatus): Promise<void> {
+export async function insertFinishedDelivery(
+  db: Sql,
+  d: Omit<NewDelivery, "next_attempt_at">,
+  a: AttemptRecord,
+  status: DeliveryStatus,
+): Promise<void> {
   await db.begin(async (tx) => {
     await insertDelivery(tx, { ...d, next_attempt_at: a.started_at });
     await tx`update delivery set status = ${status}, attempts = 1, round_started_at = ${a.started_at}, round_attempts = 1,

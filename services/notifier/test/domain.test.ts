@@ -6,7 +6,16 @@ import { describe, expect, it } from "vitest";
 import { emailHtml, emailSubject, emailText, recipientsAfterProcessing } from "../src/domain/email";
 import { planCompletion, type MeetingCopy, type RoomCopy } from "../src/domain/notifications";
 import { afterAttempt, attemptOffsets, httpVerdict, MESSAGE_RETRY, WEBHOOK_RETRY } from "../src/domain/retry";
-import { calendarEventOf, completedBody, signature, testBody, testFailureMessage, transcriptUrl, webhookHeaders, webhookTranscript } from "../src/domain/webhook";
+import {
+  calendarEventOf,
+  completedBody,
+  signature,
+  testBody,
+  testFailureMessage,
+  transcriptUrl,
+  webhookHeaders,
+  webhookTranscript,
+} from "../src/domain/webhook";
 import { formatDurationMs, formatTime, zulipMessage } from "../src/domain/zulip";
 
 const DAY = 86_400_000;
@@ -114,11 +123,16 @@ describe("retry schedule", () => {
 
   it("gives up past the last slot, and at once when refused", () => {
     const start = new Date("2026-01-01T00:00:00Z");
-    expect(afterAttempt("retryable", { roundStartedAt: start, roundAttempts: 30, now: new Date(start.getTime() + DAY + 200_000), offsets })).toEqual({
+    expect(
+      afterAttempt("retryable", { roundStartedAt: start, roundAttempts: 30, now: new Date(start.getTime() + DAY + 200_000), offsets }),
+    ).toEqual({
       status: "failed",
       reason: "window_passed",
     });
-    expect(afterAttempt("permanent", { roundStartedAt: start, roundAttempts: 1, now: start, offsets })).toEqual({ status: "failed", reason: "refused" });
+    expect(afterAttempt("permanent", { roundStartedAt: start, roundAttempts: 1, now: start, offsets })).toEqual({
+      status: "failed",
+      reason: "refused",
+    });
     expect(afterAttempt("delivered", { roundStartedAt: start, roundAttempts: 9, now: start, offsets })).toEqual({ status: "delivered" });
   });
 });
@@ -133,8 +147,21 @@ describe("webhook payload", () => {
     const parsed = JSON.parse(body);
     expect(Object.keys(parsed)).toEqual(["event", "event_id", "timestamp", "transcript", "room", "calendar_event"]);
     expect(Object.keys(parsed.transcript)).toEqual([
-      "id", "room_id", "created_at", "duration", "title", "short_summary", "long_summary", "webvtt", "topics", "participants",
-      "source_language", "target_language", "status", "frontend_url", "action_items",
+      "id",
+      "room_id",
+      "created_at",
+      "duration",
+      "title",
+      "short_summary",
+      "long_summary",
+      "webvtt",
+      "topics",
+      "participants",
+      "source_language",
+      "target_language",
+      "status",
+      "frontend_url",
+      "action_items",
     ]);
     expect(parsed).toMatchObject({ event: "transcript.completed", event_id: "a".repeat(32), timestamp: "2026-11-21T10:00:00.123000Z" });
     expect(parsed.transcript.frontend_url).toBe("https://app.example.com/transcripts/t1");
@@ -147,17 +174,36 @@ describe("webhook payload", () => {
   });
 
   it("keeps the declared order of action items read back from storage", () => {
-    const t = transcript({ action_items: { decisions: [{ decision: "ship", rationale: null, decided_by: null, decided_by_participant_id: null }], next_steps: [] } });
-    const stored = JSON.parse(JSON.stringify({ ...webhookTranscript(t, [], "https://a"), action_items: { next_steps: [], decisions: [{ decided_by_participant_id: null, decided_by: null, rationale: null, decision: "ship" }] } }));
+    const t = transcript({
+      action_items: {
+        decisions: [{ decision: "ship", rationale: null, decided_by: null, decided_by_participant_id: null }],
+        next_steps: [],
+      },
+    });
+    const stored = JSON.parse(
+      JSON.stringify({
+        ...webhookTranscript(t, [], "https://a"),
+        action_items: {
+          next_steps: [],
+          decisions: [{ decided_by_participant_id: null, decided_by: null, rationale: null, decision: "ship" }],
+        },
+      }),
+    );
     const body = completedBody({ transcript: stored, room: { id: "r", name: "n" }, calendar_event: null }, "e", now);
-    expect(body).toContain('"action_items":{"decisions":[{"decision":"ship","rationale":null,"decided_by":null,"decided_by_participant_id":null}],"next_steps":[]}');
+    expect(body).toContain(
+      '"action_items":{"decisions":[{"decision":"ship","rationale":null,"decided_by":null,"decided_by_participant_id":null}],"next_steps":[]}',
+    );
   });
 
   it("carries the calendar event with attendee e-mail addresses", () => {
     const ev = calendarEventOf("cal-1", {
       title: "Planning",
       description: "",
-      attendees: [{ email: "a@example.com", name: "A", status: "accepted" }, { name: "No Mail" }, { email: "b@example.com", status: "tentative" }],
+      attendees: [
+        { email: "a@example.com", name: "A", status: "accepted" },
+        { name: "No Mail" },
+        { email: "b@example.com", status: "tentative" },
+      ],
       start_time: "2026-11-20T09:00:00Z",
       end_time: "2026-11-20T10:00:00Z",
       ics_uid: "planning-1@example.com",
@@ -204,7 +250,9 @@ describe("webhook payload", () => {
   });
 
   it("a failed test's message holds the status and the JSON body's message, else the plain body's start", () => {
-    expect(testFailureMessage(500, '{"message":"Workflow could not be started!"}')).toBe("Webhook test failed (Status: 500): Workflow could not be started!");
+    expect(testFailureMessage(500, '{"message":"Workflow could not be started!"}')).toBe(
+      "Webhook test failed (Status: 500): Workflow could not be started!",
+    );
     expect(testFailureMessage(422, '{"detail":"bad signature"}')).toBe("Webhook test failed (Status: 422): bad signature");
     expect(testFailureMessage(400, '{"error":{"message":"nested"}}')).toBe("Webhook test failed (Status: 400): nested");
     expect(testFailureMessage(404, '{"ok":false}')).toBe("Webhook test failed (Status: 404)");
@@ -215,7 +263,12 @@ describe("webhook payload", () => {
 });
 
 describe("transcript e-mail", () => {
-  const content = { title: "Weekly Standup", shortSummary: "We met.", timestampedText: "[00:00] Alice: Hi.\n[00:05] Bob: Hello.", url: "https://app/transcripts/t1" };
+  const content = {
+    title: "Weekly Standup",
+    shortSummary: "We met.",
+    timestampedText: "[00:00] Alice: Hi.\n[00:05] Bob: Hello.",
+    url: "https://app/transcripts/t1",
+  };
 
   it("plain part with link: title, summary, transcript, link, footer", () => {
     expect(emailText(content)).toBe(
@@ -262,7 +315,12 @@ describe("transcript e-mail", () => {
 
 describe("team-chat message", () => {
   it("formats times like Python's timedelta", () => {
-    expect([formatTime(0), formatTime(65.9), formatTime(3725), formatTime(86_400 + 61)]).toEqual(["00:00", "01:05", "1:02:05", "1 day, 0:01:01"]);
+    expect([formatTime(0), formatTime(65.9), formatTime(3725), formatTime(86_400 + 61)]).toEqual([
+      "00:00",
+      "01:05",
+      "1:02:05",
+      "1 day, 0:01:01",
+    ]);
     expect(formatDurationMs(1_234_567)).toBe("20:34");
   });
 
@@ -273,9 +331,9 @@ describe("team-chat message", () => {
         "**Link**: [app.example.com](https://app.example.com/transcripts/t1)\n**Duration**: 20:34\n\n" +
         "```spoiler Summary\nWe met and talked.\n```\n\n```spoiler Topics\n1. [01:05] Intro\n```\n\n-----\n",
     );
-    expect(zulipMessage({ ...transcript({ title: null, long_summary: null }), topics, includeTopics: false, uiBaseUrl: "https://a" })).toMatch(
-      /^# Reflector – Unnamed recording[\s\S]*No summary available\n```\n\n-----\n$/,
-    );
+    expect(
+      zulipMessage({ ...transcript({ title: null, long_summary: null }), topics, includeTopics: false, uiBaseUrl: "https://a" }),
+    ).toMatch(/^# Reflector – Unnamed recording[\s\S]*No summary available\n```\n\n-----\n$/);
   });
 });
 

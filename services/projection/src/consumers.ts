@@ -22,7 +22,12 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
     stream: "MEETINGS",
     consumer: "projection.meetings",
     // The composed cloud video of a transcript's meeting (has_cloud_video in the detail view).
-    handlers: { "meeting.created": applyLive, "meeting.updated": applyLive, "meeting.deactivated": applyLive, "meeting.deleted": applyLive },
+    handlers: {
+      "meeting.created": applyLive,
+      "meeting.updated": applyLive,
+      "meeting.deactivated": applyLive,
+      "meeting.deleted": applyLive,
+    },
   },
   {
     stream: "TRANSCRIPTS",

@@ -118,7 +118,13 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
       for (const t of TABLES) await sql.unsafe(`drop table if exists ${ident(t + OLD)}`);
       const [count] = await sql<{ n: number }[]>`select count(*)::int as n from transcript`;
       const report = { events: events + caughtUp, caughtUp, transcripts: count!.n, failed, seconds: (Date.now() - started) / 1000 };
-      opts.onProgress?.({ phase: "done", done: report.events, total: report.events, failed: failed.length, eventsPerSecond: rate(report.events, started) });
+      opts.onProgress?.({
+        phase: "done",
+        done: report.events,
+        total: report.events,
+        failed: failed.length,
+        eventsPerSecond: rate(report.events, started),
+      });
       log.info({ ...report, failed: failed.length }, "read model rebuilt and swapped in");
       return report;
     } finally {
@@ -238,7 +244,14 @@ async function swap(
       for await (const batch of readStream(bus, stream, { fromSeq: from, batchSize: opts.batchSize ?? 500 })) {
         await foldBatch(tx, stream, batch, failed, true);
         caughtUp += batch.length;
-        opts.onProgress?.({ phase: "swap", stream, done: caughtUp, total: caughtUp, failed: failed.length, eventsPerSecond: rate(caughtUp, t0) });
+        opts.onProgress?.({
+          phase: "swap",
+          stream,
+          done: caughtUp,
+          total: caughtUp,
+          failed: failed.length,
+          eventsPerSecond: rate(caughtUp, t0),
+        });
       }
     }
     // Every rebuilt row must sort after everything served. Normally the shadow's values already do
@@ -249,7 +262,9 @@ async function swap(
       await tx.unsafe(`update ${ident(SHADOW.transcript)} set version = version`);
     }
     // Live writes after the swap continue above every rebuilt row.
-    await tx.unsafe(`select setval('${SEQUENCE}', greatest((select last_value from ${ident(SEQUENCE)}), (select last_value from ${ident(SEQUENCE + NEXT)})))`);
+    await tx.unsafe(
+      `select setval('${SEQUENCE}', greatest((select last_value from ${ident(SEQUENCE)}), (select last_value from ${ident(SEQUENCE + NEXT)})))`,
+    );
     for (const t of TABLES) await tx.unsafe(`alter table ${ident(t)} rename to ${ident(t + OLD)}`);
     for (const ix of indexes) await tx.unsafe(`alter index ${ident(ix.name)} rename to ${ident(ix.name + OLD)}`);
     for (const t of TABLES) await tx.unsafe(`alter table ${ident(t + NEXT)} rename to ${ident(t)}`);

@@ -24,7 +24,13 @@ export interface ModelTables {
   recording: string;
   meeting: string;
 }
-export const LIVE_TABLES: ModelTables = { transcript: "transcript", topic: "topic", room: "room", recording: "recording", meeting: "meeting" };
+export const LIVE_TABLES: ModelTables = {
+  transcript: "transcript",
+  topic: "topic",
+  room: "room",
+  recording: "recording",
+  meeting: "meeting",
+};
 
 /** Channel on which a commit announces `<version> <transcript id>` (read-your-writes waiters listen). */
 export const APPLIED_CHANNEL = "projection_applied";
@@ -277,9 +283,28 @@ async function applyMeeting(db: Db, t: ModelTables, m: MeetingState): Promise<vo
 // Reads (always the live tables).
 
 const MINIMAL_COLUMNS = [
-  "id", "version", "user_id", "name", "status", "locked", "duration", "title", "short_summary", "long_summary",
-  "created_at", "share_mode", "source_language", "target_language", "reviewed", "meeting_id", "source_kind",
-  "room_id", "room_name", "audio_deleted", "change_seq", "deleted_at",
+  "id",
+  "version",
+  "user_id",
+  "name",
+  "status",
+  "locked",
+  "duration",
+  "title",
+  "short_summary",
+  "long_summary",
+  "created_at",
+  "share_mode",
+  "source_language",
+  "target_language",
+  "reviewed",
+  "meeting_id",
+  "source_kind",
+  "room_id",
+  "room_name",
+  "audio_deleted",
+  "change_seq",
+  "deleted_at",
 ] as const;
 
 /** What the database returns (parsed at this boundary: jsonb and bigint come back untyped). */

@@ -43,7 +43,15 @@ function stateOf(id: string, version: number, over: Partial<TranscriptState> = {
     ...over,
   };
 }
-const topic = (id: string, text: string): TopicRecord => ({ id, title: id, summary: "", timestamp: 0, duration: null, transcript: null, words: [{ text, start: 0, end: 1, speaker: 0 }] });
+const topic = (id: string, text: string): TopicRecord => ({
+  id,
+  title: id,
+  summary: "",
+  timestamp: 0,
+  duration: null,
+  transcript: null,
+  words: [{ text, start: 0, end: 1, speaker: 0 }],
+});
 
 type Wire = ScribeEvent & TranscriptFoldEvent;
 const ev = (type: TranscriptFoldEvent["type"], data: unknown, at: number): Wire =>
@@ -60,9 +68,21 @@ function history(id: string, destroyed: boolean): Wire[] {
     ev("transcript.topics.cleared", { transcript_id: id, version: 6 }, 6),
     ev("transcript.topic.upserted", { transcript_id: id, version: 7, position: 0, topic: topic("c", "again") }, 7),
     ev("transcript.updated", stateOf(id, 8, { title: "Weekly", webvtt: "WEBVTT\n\ntwo" }), 8),
-    ev("transcript.completed", { transcript: stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }), topics: [], run_id: "r", completed_at: T0 }, 9),
+    ev(
+      "transcript.completed",
+      {
+        transcript: stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }),
+        topics: [],
+        run_id: "r",
+        completed_at: T0,
+      },
+      9,
+    ),
   ];
-  if (destroyed) events.push(ev("transcript.destroyed", { transcript: stateOf(id, 10, { title: "Weekly", status: "ended", deleted_at: T0 }), reason: "user" }, 10));
+  if (destroyed)
+    events.push(
+      ev("transcript.destroyed", { transcript: stateOf(id, 10, { title: "Weekly", status: "ended", deleted_at: T0 }), reason: "user" }, 10),
+    );
   return events;
 }
 
@@ -108,7 +128,10 @@ describe("the fold, pure", () => {
   it("a topic event before its transcript is not known yet (retried), one behind the last clear is stale", () => {
     const upsert = ev("transcript.topic.upserted", { transcript_id: id, version: 2, position: 0, topic: topic("a", "x") }, 2);
     expect(foldTranscript(null, upsert)).toBe("not_yet_known");
-    const cleared = foldAll([ev("transcript.created", stateOf(id, 1), 1), ev("transcript.topics.cleared", { transcript_id: id, version: 3 }, 3)]);
+    const cleared = foldAll([
+      ev("transcript.created", stateOf(id, 1), 1),
+      ev("transcript.topics.cleared", { transcript_id: id, version: 3 }, 3),
+    ]);
     expect(foldTranscript(cleared, upsert)).toBe("unchanged");
   });
   it("a clear drops the topics older than itself and keeps newer ones that arrived first", () => {
@@ -124,7 +147,11 @@ describe("the fold, pure", () => {
   it("a destroyed transcript is a tombstone: nothing it held, and nothing applies after it", () => {
     const events = history(id, true);
     const row = foldAll(events)!;
-    expect(row).toMatchObject({ destroyed_at: events.at(-1)!.time, topics: {}, state: { title: null, name: "", participants: [], webvtt: null } });
+    expect(row).toMatchObject({
+      destroyed_at: events.at(-1)!.time,
+      topics: {},
+      state: { title: null, name: "", participants: [], webvtt: null },
+    });
     expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 11, { title: "back" }), 11))).toBe("unchanged");
   });
   it("every order of the same events folds to the same row", () => {
@@ -175,7 +202,12 @@ describe("the SQL path agrees with the fold", () => {
       from transcript where id = ${id}`;
     const topics = await sql<{ position: number; version: number; topic: TopicRecord }[]>`
       select position, version, topic from topic where transcript_id = ${id} order by position`;
-    return { ...t, destroyed_at: t!.destroyed_at?.toISOString() ?? null, deleted_at: t!.deleted_at?.toISOString() ?? null, topics: topics.map((x) => ({ ...x })) };
+    return {
+      ...t,
+      destroyed_at: t!.destroyed_at?.toISOString() ?? null,
+      deleted_at: t!.deleted_at?.toISOString() ?? null,
+      topics: topics.map((x) => ({ ...x })),
+    };
   }
   const expected = (r: TranscriptRow) => ({
     version: r.version,

@@ -31,7 +31,9 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
 
   function checkChunkNumbers(chunk: number, total: number): void {
     if (total > config.UPLOAD_MAX_CHUNKS) {
-      throw Invalid([{ loc: ["query", "total_chunks"], msg: `total_chunks must be at most ${config.UPLOAD_MAX_CHUNKS}`, type: "less_than_equal" }]);
+      throw Invalid([
+        { loc: ["query", "total_chunks"], msg: `total_chunks must be at most ${config.UPLOAD_MAX_CHUNKS}`, type: "less_than_equal" },
+      ]);
     }
     if (chunk >= total) {
       throw Invalid([{ loc: ["query", "chunk_number"], msg: "chunk_number must be less than total_chunks", type: "value_error" }]);
@@ -65,7 +67,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       if (await hasStoredUpload(tx, transcript_id)) throw BadRequest(IN_PROGRESS);
       const stored = await chunksOf(tx, transcript_id);
       const chunks = stored.filter((c) => c.chunk_number < total_chunks);
-      const missing = missingChunks(total_chunks, chunks.map((c) => c.chunk_number));
+      const missing = missingChunks(
+        total_chunks,
+        chunks.map((c) => c.chunk_number),
+      );
       if (missing.length) {
         const more = total_chunks - chunks.length > missing.length ? ", …" : "";
         throw BadRequest(`Upload incomplete: chunk(s) ${missing.join(", ")}${more} missing`);
@@ -77,9 +82,16 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
     });
     try {
       const started = Date.now();
-      const { size: fileSize } = await concatObjects(storage, claimed.chunks.map((c) => c.key), target);
+      const { size: fileSize } = await concatObjects(
+        storage,
+        claimed.chunks.map((c) => c.key),
+        target,
+      );
       const probe = await probeObject(storage, target);
-      log.info({ transcriptId: transcript_id, bytes: fileSize, chunks: claimed.chunks.length, ms: Date.now() - started, probe: probe.kind }, "upload assembled");
+      log.info(
+        { transcriptId: transcript_id, bytes: fileSize, chunks: claimed.chunks.length, ms: Date.now() - started, probe: probe.kind },
+        "upload assembled",
+      );
       if (probe.kind !== "audio") {
         await deleteObjects(open, [{ bucket, key: target }, ...claimed.leftovers]);
         await sql.begin(async (tx) => {
@@ -89,18 +101,31 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
         throw BadRequest(probe.kind === "unsupported" ? UNSUPPORTED_FORMAT : "File has no audio stream");
       }
       const recordingId = randomUUID();
-      const plan = planUploadRecording({ recordingId, transcript: t.state, bucket, key: target, size: fileSize, durationSeconds: probe.durationSeconds, now: clock() });
+      const plan = planUploadRecording({
+        recordingId,
+        transcript: t.state,
+        bucket,
+        key: target,
+        size: fileSize,
+        durationSeconds: probe.durationSeconds,
+        now: clock(),
+      });
       await sql.begin(async (tx) => {
         await insertRecording(tx, plan.recording, [plan.file]);
         await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
         await deleteChunks(tx, transcript_id);
         await releaseUpload(tx, transcript_id);
       });
-      await deleteObjects(open, claimed.leftovers.filter((c) => c.key !== target));
+      await deleteObjects(
+        open,
+        claimed.leftovers.filter((c) => c.key !== target),
+      );
       return { status: "done" as const, recording_id: recordingId };
     } finally {
       // Released with the outcome when there is one; after a failure, so the client may try again.
-      await releaseUpload(sql, transcript_id).catch((e: unknown) => log.warn({ err: e, transcriptId: transcript_id }, "upload claim not released; it lapses with its lease"));
+      await releaseUpload(sql, transcript_id).catch((e: unknown) =>
+        log.warn({ err: e, transcriptId: transcript_id }, "upload claim not released; it lapses with its lease"),
+      );
     }
   });
 

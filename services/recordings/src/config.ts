@@ -10,7 +10,9 @@ export const RecordingsConfig = StorageConfig.extend({
     "how often file deletions requested by events (video of rooms without the video option) are carried out",
   ),
   UPLOAD_MAX_CHUNKS: SharedSettings.UPLOAD_MAX_CHUNKS,
-  UPLOAD_ABANDONED_AFTER_HOURS: envInt(24, 1).describe("chunks of an upload that received nothing for this many hours are deleted (storage and rows)"),
+  UPLOAD_ABANDONED_AFTER_HOURS: envInt(24, 1).describe(
+    "chunks of an upload that received nothing for this many hours are deleted (storage and rows)",
+  ),
   UPLOAD_MAX_CHUNK_BYTES: SharedSettings.UPLOAD_MAX_CHUNK_BYTES,
   BASE_URL: SharedSettings.BASE_URL,
 });

@@ -47,7 +47,8 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
         if (ev.data.recording_id) await linkRecordingToTranscript(tx, ev.data.recording_id, ev.data.id);
       },
       "transcript.completed": async (tx, ev) => upsertTranscript(tx, ev.data.transcript),
-      "transcript.topic.upserted": async (tx, ev) => upsertTopic(tx, ev.data.transcript_id, ev.data.position, ev.data.version, ev.data.topic),
+      "transcript.topic.upserted": async (tx, ev) =>
+        upsertTopic(tx, ev.data.transcript_id, ev.data.position, ev.data.version, ev.data.topic),
       "transcript.topics.cleared": async (tx, ev) => clearTopics(tx, ev.data.transcript_id, ev.data.version),
       // Everything of it goes: files in every storage, then the recording rows (see destroyed.ts).
       "transcript.destroyed": async (tx, ev) => requestTranscriptPurge(tx, ev.data, rt.config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME),

@@ -60,7 +60,12 @@ function deletedOf(files: StoredFile[]): DeleteMediaResult["deleted"] {
 type DeleteMediaRequest = Omit<RpcRequest<typeof recordingsOps.deleteMedia>, "caller" | "recording_id"> & { recording_id: string | null };
 
 /** recordings.delete_media: every stored file of the named parts, in whichever storage holds it. */
-export async function deleteMedia(sql: Sql, open: OpenBucket, config: RecordingsConfig, req: DeleteMediaRequest): Promise<DeleteMediaResult> {
+export async function deleteMedia(
+  sql: Sql,
+  open: OpenBucket,
+  config: RecordingsConfig,
+  req: DeleteMediaRequest,
+): Promise<DeleteMediaResult> {
   let recordingIds: string[];
   if (req.recording_id !== null) {
     if (!(await recordingExists(sql, req.recording_id))) throw NotFound("Recording not found");

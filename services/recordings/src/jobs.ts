@@ -7,11 +7,21 @@ import { purgeRequested } from "./deletions";
 import { purgeDestroyed } from "./destroyed";
 import type { OpenBucket } from "./media";
 
-export function startPurgeJob(sql: Sql, open: OpenBucket, log: Logger, opts: { intervalMs: number; uploadMaxAgeHours: number }): PeriodicJob {
-  return runPeriodically("recordings.purge", opts.intervalMs, async () => {
-    const n = await purgeRequested(sql, open, { wait: false });
-    if (n > 0) log.info({ files: n }, "requested file deletions carried out");
-    await purgeDestroyed(sql, open, log);
-    await removeAbandonedUploads(sql, open, log, { now: new Date(), maxAgeHours: opts.uploadMaxAgeHours });
-  }, log);
+export function startPurgeJob(
+  sql: Sql,
+  open: OpenBucket,
+  log: Logger,
+  opts: { intervalMs: number; uploadMaxAgeHours: number },
+): PeriodicJob {
+  return runPeriodically(
+    "recordings.purge",
+    opts.intervalMs,
+    async () => {
+      const n = await purgeRequested(sql, open, { wait: false });
+      if (n > 0) log.info({ files: n }, "requested file deletions carried out");
+      await purgeDestroyed(sql, open, log);
+      await removeAbandonedUploads(sql, open, log, { now: new Date(), maxAgeHours: opts.uploadMaxAgeHours });
+    },
+    log,
+  );
 }

@@ -5,7 +5,16 @@ import { NotFound, type RpcServer, type Sql } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { assertAudioRead, assertInternal, assertOwner, assertRead, type KnownTranscript } from "./domain/access";
 import type { OpenBucket } from "./media";
-import { composedVideoOf, filesOf, mixdownDeleted, recordingIdsOfTranscript, recordingView, topicAt, topicCount, transcriptById } from "./store";
+import {
+  composedVideoOf,
+  filesOf,
+  mixdownDeleted,
+  recordingIdsOfTranscript,
+  recordingView,
+  topicAt,
+  topicCount,
+  transcriptById,
+} from "./store";
 
 /** `<prefix>_<first group of the id>.<ext>`, the reference's download names. */
 export function downloadName(prefix: string, id: string, ext: string): string {

@@ -18,11 +18,15 @@ export const recordingsService = defineService({
     registerConsumers(rt);
     registerCommands(rpc, sql, open, config, rt.clock);
     registerQueries(rpc, sql, open, config);
-    const job = startPurgeJob(sql, open, log, { intervalMs: config.STORAGE_PURGE_INTERVAL_MS, uploadMaxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS });
+    const job = startPurgeJob(sql, open, log, {
+      intervalMs: config.STORAGE_PURGE_INTERVAL_MS,
+      uploadMaxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS,
+    });
     onStop(() => job.stop());
     return {
       /** One round of removing abandoned uploads at `now` (tests drive it with their own clock). */
-      removeAbandonedUploads: (opts: { now: Date }) => removeAbandonedUploads(sql, open, log, { ...opts, maxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS }),
+      removeAbandonedUploads: (opts: { now: Date }) =>
+        removeAbandonedUploads(sql, open, log, { ...opts, maxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS }),
     };
   },
 });

@@ -9,12 +9,34 @@ const iso = (v: Date | string | null): string | null => (v instanceof Date ? v.t
 // ---- recordings and files
 
 const RECORDING_COLUMNS = [
-  "id", "source", "kind", "platform", "bucket", "object_key", "meeting_id", "room_id", "room_name", "owner_user_id",
-  "transcript_id", "recorded_at", "duration_seconds", "participants",
+  "id",
+  "source",
+  "kind",
+  "platform",
+  "bucket",
+  "object_key",
+  "meeting_id",
+  "room_id",
+  "room_name",
+  "owner_user_id",
+  "transcript_id",
+  "recorded_at",
+  "duration_seconds",
+  "participants",
 ] as const;
 const FILE_COLUMNS = [
-  "recording_id", "position", "role", "bucket", "key", "size", "start_offset_seconds", "participant_id", "participant_name",
-  "user_id", "delete_requested_at", "deleted_reason",
+  "recording_id",
+  "position",
+  "role",
+  "bucket",
+  "key",
+  "size",
+  "start_offset_seconds",
+  "participant_id",
+  "participant_name",
+  "user_id",
+  "delete_requested_at",
+  "deleted_reason",
 ] as const;
 
 /** Inserts the recording and its files; false when a recording with this id already exists. */
@@ -27,7 +49,10 @@ export async function insertRecording(db: Db, recording: RecordingRow, files: Fi
   return true;
 }
 
-type RecordingDbRow = Pick<RecordingRow, "id" | "source" | "kind" | "platform" | "bucket" | "meeting_id" | "transcript_id" | "duration_seconds"> & {
+type RecordingDbRow = Pick<
+  RecordingRow,
+  "id" | "source" | "kind" | "platform" | "bucket" | "meeting_id" | "transcript_id" | "duration_seconds"
+> & {
   recorded_at: Date;
 };
 
@@ -121,10 +146,7 @@ export async function requestFileDeletion(db: Db, recordingIds: string[], roles:
  * Requested deletions not yet carried out, locked for this transaction. `wait` (operations that
  * must answer with the outcome) waits for a job holding them; the job itself skips locked rows.
  */
-export async function lockPendingDeletions(
-  db: Db,
-  opts: { recordingIds?: string[]; limit: number; wait: boolean },
-): Promise<StoredFile[]> {
+export async function lockPendingDeletions(db: Db, opts: { recordingIds?: string[]; limit: number; wait: boolean }): Promise<StoredFile[]> {
   const scope = opts.recordingIds ? db`and recording_id = any(${opts.recordingIds}::text[])` : db``;
   const lock = opts.wait ? db`for update` : db`for update skip locked`;
   return db<StoredFile[]>`select recording_id, position, role, bucket, key, size::float8 as size, deleted_at, deleted_reason
@@ -226,14 +248,20 @@ export async function mixdownDeleted(db: Db, transcriptId: string): Promise<bool
 
 // ---- upload chunks
 
-export async function upsertChunk(db: Db, c: { transcript_id: string; chunk_number: number; bucket: string; key: string; size: number }): Promise<void> {
+export async function upsertChunk(
+  db: Db,
+  c: { transcript_id: string; chunk_number: number; bucket: string; key: string; size: number },
+): Promise<void> {
   await db`insert into upload_chunk (transcript_id, chunk_number, bucket, key, size)
     values (${c.transcript_id}, ${c.chunk_number}, ${c.bucket}, ${c.key}, ${c.size})
     on conflict (transcript_id, chunk_number) do update set bucket = excluded.bucket, key = excluded.key,
       size = excluded.size, stored_at = now()`;
 }
 
-export async function chunksOf(db: Db, transcriptId: string): Promise<{ chunk_number: number; bucket: string; key: string; size: number }[]> {
+export async function chunksOf(
+  db: Db,
+  transcriptId: string,
+): Promise<{ chunk_number: number; bucket: string; key: string; size: number }[]> {
   return db`select chunk_number, bucket, key, size::float8 as size from upload_chunk
     where transcript_id = ${transcriptId} order by chunk_number`;
 }

@@ -7,20 +7,41 @@ import { assertAudioRead, assertOwner, assertRead, type KnownTranscript } from "
 
 const now = new Date("2026-01-01T12:00:00Z");
 const track = (key: string, kind: "audio" | "video") => ({
-  key, kind, start_offset_seconds: 0, participant_id: key, participant_name: null, user_id: null, size: 1,
+  key,
+  kind,
+  start_offset_seconds: 0,
+  participant_id: key,
+  participant_name: null,
+  user_id: null,
+  size: 1,
 });
 function event(overrides: Partial<RecordingAvailable> = {}): RecordingAvailable {
   return {
-    recording_id: "rec-1", meeting_id: "m-1", room_id: "r-1", room_name: "standup", room_owner_id: "alice", platform: "daily",
-    kind: "multitrack", bucket: "daily", tracks: [], file: null, recorded_at: now.toISOString(), duration_seconds: 60,
-    store_video: false, participants: [], ...overrides,
+    recording_id: "rec-1",
+    meeting_id: "m-1",
+    room_id: "r-1",
+    room_name: "standup",
+    room_owner_id: "alice",
+    platform: "daily",
+    kind: "multitrack",
+    bucket: "daily",
+    tracks: [],
+    file: null,
+    recorded_at: now.toISOString(),
+    duration_seconds: 60,
+    store_video: false,
+    participants: [],
+    ...overrides,
   };
 }
 
 describe("platform recordings", () => {
   it("marks video tracks for deletion when the room does not store video, and hands on audio tracks only", () => {
     const plan = planPlatformRecording(event({ tracks: [track("f/a.webm", "audio"), track("f/v.webm", "video")] }), now);
-    expect(plan.files.map((f) => [f.role, f.delete_requested_at])).toEqual([["audio_track", null], ["video_track", now]]);
+    expect(plan.files.map((f) => [f.role, f.delete_requested_at])).toEqual([
+      ["audio_track", null],
+      ["video_track", now],
+    ]);
     expect(plan.ready?.tracks.map((t) => t.key)).toEqual(["f/a.webm"]);
     expect(plan.ready).toMatchObject({ kind: "multitrack", source: "platform", owner_user_id: "alice", transcript_id: null });
     expect(plan.recording.object_key).toBe("f");
@@ -54,8 +75,22 @@ describe("uploads", () => {
   it("lists missing chunks", () => expect(missingChunks(4, [0, 2])).toEqual([1, 3]));
   it("makes an accepted upload a file recording of its transcript, owned by the transcript's owner", () => {
     const transcript = { id: "t1", user_id: "alice", meeting_id: "m1", room_id: "r1" } as never;
-    const plan = planUploadRecording({ recordingId: "rec", transcript, bucket: "b", key: "t1/upload.mp3", size: 10, durationSeconds: 3.5, now });
-    expect(plan.ready).toMatchObject({ source: "upload", kind: "file", transcript_id: "t1", owner_user_id: "alice", file: { key: "t1/upload.mp3", size: 10 } });
+    const plan = planUploadRecording({
+      recordingId: "rec",
+      transcript,
+      bucket: "b",
+      key: "t1/upload.mp3",
+      size: 10,
+      durationSeconds: 3.5,
+      now,
+    });
+    expect(plan.ready).toMatchObject({
+      source: "upload",
+      kind: "file",
+      transcript_id: "t1",
+      owner_user_id: "alice",
+      file: { key: "t1/upload.mp3", size: 10 },
+    });
     expect(plan.file).toMatchObject({ role: "upload", key: "t1/upload.mp3", delete_requested_at: null });
     expect(plan.recording).toMatchObject({ source: "upload", transcript_id: "t1", meeting_id: "m1", duration_seconds: 3.5 });
   });

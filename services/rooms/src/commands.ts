@@ -1,7 +1,19 @@
 // Room commands over request/reply: validate, decide, store the change and its event in one transaction.
 import { randomBytes, randomUUID } from "node:crypto";
 import { makeEvent, roomDetailsFor, roomEventOf, roomWithoutWebhook, roomsOps, type Caller, type RoomState } from "@scribe/contracts";
-import { BadRequest, Forbidden, NotFound, Unauthorized, emit, reportVersion, type Db, type RpcServer, type SecretBox, type Sql, type Clock } from "@scribe/kit";
+import {
+  BadRequest,
+  Forbidden,
+  NotFound,
+  Unauthorized,
+  emit,
+  reportVersion,
+  type Db,
+  type RpcServer,
+  type SecretBox,
+  type Sql,
+  type Clock,
+} from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
 import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";

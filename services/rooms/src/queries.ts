@@ -1,6 +1,15 @@
 // Room queries over request/reply; webhook fields are hidden from everyone but the owner.
 import { pageCount, roomDetailsFor, roomEventOf, roomsOps } from "@scribe/contracts";
-import { Forbidden, Invalid, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type SecretBox, type Sql } from "@scribe/kit";
+import {
+  Forbidden,
+  Invalid,
+  NotFound,
+  Unauthorized,
+  anonymousMayUsePublicRoutes,
+  type RpcServer,
+  type SecretBox,
+  type Sql,
+} from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { canRead } from "./domain/rooms";
 import { listVisibleRooms, roomById, roomByName } from "./store";

@@ -3,10 +3,31 @@ import type { RoomState } from "@scribe/contracts";
 import { isSealed, type Db, type SecretBox } from "@scribe/kit";
 
 const COLUMNS = [
-  "id", "name", "user_id", "created_at", "updated_at", "version", "zulip_auto_post", "zulip_stream", "zulip_topic",
-  "is_locked", "room_mode", "recording_type", "recording_trigger", "is_shared", "webhook_url", "webhook_secret",
-  "ics_url", "ics_fetch_interval", "ics_enabled", "ics_last_sync", "ics_last_etag", "platform", "skip_consent",
-  "email_transcript_to", "store_video",
+  "id",
+  "name",
+  "user_id",
+  "created_at",
+  "updated_at",
+  "version",
+  "zulip_auto_post",
+  "zulip_stream",
+  "zulip_topic",
+  "is_locked",
+  "room_mode",
+  "recording_type",
+  "recording_trigger",
+  "is_shared",
+  "webhook_url",
+  "webhook_secret",
+  "ics_url",
+  "ics_fetch_interval",
+  "ics_enabled",
+  "ics_last_sync",
+  "ics_last_etag",
+  "platform",
+  "skip_consent",
+  "email_transcript_to",
+  "store_video",
 ] as const;
 
 type Row = Record<(typeof COLUMNS)[number], string | number | boolean | Date | null>;
@@ -41,7 +62,9 @@ export async function updateRoom(db: Db, box: SecretBox, room: RoomState): Promi
 
 /** Seal webhook secrets stored in plain text before sealing existed; the number sealed. */
 export async function sealPlainWebhookSecrets(db: Db, box: SecretBox): Promise<number> {
-  const rows = await db<{ id: string; webhook_secret: string }[]>`select id, webhook_secret from room where webhook_secret <> '' for update`;
+  const rows = await db<
+    { id: string; webhook_secret: string }[]
+  >`select id, webhook_secret from room where webhook_secret <> '' for update`;
   const plain = rows.filter((r) => !isSealed(r.webhook_secret));
   for (const r of plain) await db`update room set webhook_secret = ${box.seal(r.webhook_secret)} where id = ${r.id}`;
   return plain.length;

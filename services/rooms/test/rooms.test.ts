@@ -18,7 +18,15 @@ const user = (userId: string | null): Caller => ({ userId, email: null, via: use
 describe("room rules", () => {
   it("creates version 1 with the body's values, the default platform unless one is given, and no calendar sync yet", () => {
     const r = room({ is_shared: true });
-    expect(r).toMatchObject({ version: 1, user_id: "alice", is_shared: true, platform: "whereby", ics_url: null, ics_last_sync: null, created_at: now.toISOString() });
+    expect(r).toMatchObject({
+      version: 1,
+      user_id: "alice",
+      is_shared: true,
+      platform: "whereby",
+      ics_url: null,
+      ics_last_sync: null,
+      created_at: now.toISOString(),
+    });
     expect(room({ platform: "daily" }).platform).toBe("daily");
   });
   it("gives a webhook URL without a secret a generated one, keeps a given secret, and none without a URL", () => {
@@ -76,7 +84,11 @@ describe("room store", () => {
     await insertRoom(sql, box, room({}, "v-own", "carol"));
     await insertRoom(sql, box, room({ is_shared: true }, "v-shared", "dave"));
     await insertRoom(sql, box, room({}, "v-other", "dave"));
-    const ids = async (u: string | null) => (await listVisibleRooms(sql, box, u, { limit: 100, offset: 0 })).rooms.map((r) => r.id).filter((id) => id.startsWith("v-")).sort();
+    const ids = async (u: string | null) =>
+      (await listVisibleRooms(sql, box, u, { limit: 100, offset: 0 })).rooms
+        .map((r) => r.id)
+        .filter((id) => id.startsWith("v-"))
+        .sort();
     expect(await ids("carol")).toEqual(["v-own", "v-shared"]);
     expect(await ids(null)).toEqual(["v-shared"]);
   });

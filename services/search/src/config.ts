@@ -6,7 +6,9 @@ import { z } from "zod";
 export const SearchConfig = z.object({
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
   AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
-  LONG_SUMMARY_MAX_SNIPPETS: envInt(2, 0, 10).describe("search snippets taken from long_summary at most; the WebVTT text fills the remaining slots"),
+  LONG_SUMMARY_MAX_SNIPPETS: envInt(2, 0, 10).describe(
+    "search snippets taken from long_summary at most; the WebVTT text fills the remaining slots",
+  ),
   SEARCH_MAX_SNIPPETS: envInt(3, 0, 10).describe("search snippets per result at most"),
   SEARCH_SNIPPET_CONTEXT_CHARS: envInt(50, 0, 1000).describe("characters a search snippet keeps before the match"),
   SEARCH_SNIPPET_MAX_CHARS: envInt(150, 1, 2000).describe("length of a search snippet's window (before trimming and ellipses)"),

@@ -50,11 +50,9 @@ describe("snippet windows", () => {
 
   it("drops a window that starts before the end of the last kept one", () => {
     const cand = (raw: string, start: number) => ({ raw, start, length: Array.from(raw).length, textLength: 100 });
-    expect(filterNonOverlapping([cand("First snippet", 0), cand("Overlapping", 10), cand("Third snippet", 40), cand("Fourth snippet", 65)])).toEqual([
-      "First snippet...",
-      "...Third snippet...",
-      "...Fourth snippet...",
-    ]);
+    expect(
+      filterNonOverlapping([cand("First snippet", 0), cand("Overlapping", 10), cand("Third snippet", 40), cand("Fourth snippet", 65)]),
+    ).toEqual(["First snippet...", "...Third snippet...", "...Fourth snippet..."]);
     expect(filterNonOverlapping([])).toEqual([]);
   });
 });
@@ -62,7 +60,12 @@ describe("snippet windows", () => {
 describe("generating snippets", () => {
   it("makes a snippet per distant match, each containing it", () => {
     const sep = " This is filler text. ".repeat(20);
-    const text = ["Python is great for machine learning.", "Many companies use Python for data science.", "Python has excellent libraries.", "The Python community."].join(sep);
+    const text = [
+      "Python is great for machine learning.",
+      "Many companies use Python for data science.",
+      "Python has excellent libraries.",
+      "The Python community.",
+    ].join(sep);
     const s = gen(text, "Python");
     expect(s.length).toBeGreaterThanOrEqual(2);
     for (const x of s) expect(x.toLowerCase()).toContain("python");
@@ -98,7 +101,10 @@ describe("generating snippets", () => {
     expect(s[0]!.toLowerCase()).toContain("user jordan");
     expect(s[0]!.toLowerCase()).toContain("jordan mentions");
     expect(s[0]!.toLowerCase()).not.toContain("alice");
-    const ab = gen("The alpha version was released.\n        Beta testing started yesterday.\n        The alpha beta integration is complete.", "alpha beta");
+    const ab = gen(
+      "The alpha version was released.\n        Beta testing started yesterday.\n        The alpha beta integration is complete.",
+      "alpha beta",
+    );
     expect(ab).toHaveLength(1);
     expect(ab[0]!.toLowerCase()).not.toContain("version");
   });

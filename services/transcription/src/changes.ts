@@ -10,10 +10,18 @@ import { deleteTranscript, insertTranscript, saveChanges, type ChangedParts } fr
 export const SOURCE = "scribe/transcription";
 
 function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
-  const parts: ChangedParts = { topics: false, appendedEvents: [], resetEvents: false, currentRun: false, completedRun: false, recordingSource: false };
+  const parts: ChangedParts = {
+    topics: false,
+    appendedEvents: [],
+    resetEvents: false,
+    currentRun: false,
+    completedRun: false,
+    recordingSource: false,
+  };
   for (const e of events) {
     if (e.type === "transcript.topics.cleared" || e.type === "transcript.topic.upserted") parts.topics = true;
-    else if (e.type === "transcript.event.appended") parts.appendedEvents.push({ event: e.data.event, data: e.data.data } satisfies LoggedEvent);
+    else if (e.type === "transcript.event.appended")
+      parts.appendedEvents.push({ event: e.data.event, data: e.data.data } satisfies LoggedEvent);
     else if (e.type === "run.started") {
       parts.resetEvents = true;
       parts.currentRun = true;
@@ -36,7 +44,11 @@ export async function persist(tx: Db, before: Aggregate | null, events: readonly
 }
 
 /** Decide `command` on the locked aggregate and commit the outcome; refusals (RuleError) propagate. */
-export async function execute(tx: Db, a: Aggregate | null, command: TranscriptCommand): Promise<{ aggregate: Aggregate | null; events: TranscriptEvent[] }> {
+export async function execute(
+  tx: Db,
+  a: Aggregate | null,
+  command: TranscriptCommand,
+): Promise<{ aggregate: Aggregate | null; events: TranscriptEvent[] }> {
   const events = decide(command, a);
   return { aggregate: await persist(tx, a, events), events };
 }

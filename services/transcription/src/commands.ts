@@ -15,14 +15,23 @@ import { loadTranscript } from "./store";
 const ok = (a: Aggregate) => ({ status: "ok", version: a.state.version });
 
 /** The locked aggregate, soft-deleted ones included (delete, restore and destroy see them). */
-async function locked(tx: Tx, id: string, parts: { topics: boolean; events: boolean } = { topics: false, events: false }): Promise<Aggregate> {
+async function locked(
+  tx: Tx,
+  id: string,
+  parts: { topics: boolean; events: boolean } = { topics: false, events: false },
+): Promise<Aggregate> {
   const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   if (!a) throw NotFound(NOT_FOUND);
   return a;
 }
 
 /** Locked and readable by the caller (soft-deleted → 404). */
-async function readable(tx: Tx, id: string, caller: Caller, parts: { topics: boolean; events: boolean } = { topics: true, events: false }): Promise<Aggregate> {
+async function readable(
+  tx: Tx,
+  id: string,
+  caller: Caller,
+  parts: { topics: boolean; events: boolean } = { topics: true, events: false },
+): Promise<Aggregate> {
   const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   assertRead(a?.state ?? null, caller);
   return a!;
@@ -116,7 +125,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
     sql.begin(async (tx) => {
       const aggregate = await edit(tx, id, caller, { type: "updateParticipant", participant_id, patch, now: clock() });
       const participant = aggregate.state.participants.find((p) => p.id === participant_id)!;
-      return { participant: { id: participant.id, name: participant.name, speaker: participant.speaker }, version: aggregate.state.version };
+      return {
+        participant: { id: participant.id, name: participant.name, speaker: participant.speaker },
+        version: aggregate.state.version,
+      };
     }),
   );
 
@@ -129,6 +141,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
   );
 
   rpc.handle(transcriptionOps.mergeSpeakers, async ({ caller, id, merge }) =>
-    sql.begin(async (tx) => ok(await edit(tx, id, caller, { type: "mergeSpeakers", from: merge.speaker_from, to: merge.speaker_to, now: clock() }))),
+    sql.begin(async (tx) =>
+      ok(await edit(tx, id, caller, { type: "mergeSpeakers", from: merge.speaker_from, to: merge.speaker_to, now: clock() })),
+    ),
   );
 }

@@ -26,13 +26,38 @@ export const TranscriptionConfig = StorageConfig.extend({
   // The fields only: AiConfig's cross-field checks are applied again in `aiConfigOf`.
   ...AiConfig.shape,
   ...LiveConfig.shape,
-  PIPELINE_WORK_DIR: z.string().default(join(tmpdir(), "scribe-pipelines")).describe("scratch folder of the processing pipelines (audio conversion, model input)"),
+  PIPELINE_WORK_DIR: z
+    .string()
+    .default(join(tmpdir(), "scribe-pipelines"))
+    .describe("scratch folder of the processing pipelines (audio conversion, model input)"),
   // Cluster-wide: every transcription replica must have the same values (they set one shared limit).
-  PIPELINE_STT_CONCURRENCY: z.coerce.number().int().min(1).default(STT_QUEUE.concurrency).describe("speech-to-text and diarization steps running at once in the whole cluster"),
-  PIPELINE_MIXDOWN_CONCURRENCY: z.coerce.number().int().min(1).default(MIXDOWN_QUEUE.concurrency).describe("multitrack mixdowns running at once in the whole cluster"),
-  PIPELINE_MEDIA_CONCURRENCY: z.coerce.number().int().min(1).default(MEDIA_QUEUE.concurrency).describe("other ffmpeg steps (conversion, waveform) running at once in the whole cluster"),
-  PIPELINE_LLM_CONCURRENCY: z.coerce.number().int().min(1).default(LLM_QUEUE.concurrency).describe("summariser (LLM) steps running at once in the whole cluster"),
-  PUBLIC_DATA_RETENTION_DAYS: envInt(7, 1).describe("PUBLIC_MODE: anonymous transcripts older than this many days are deleted with their meetings, recordings and files"),
+  PIPELINE_STT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(STT_QUEUE.concurrency)
+    .describe("speech-to-text and diarization steps running at once in the whole cluster"),
+  PIPELINE_MIXDOWN_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(MIXDOWN_QUEUE.concurrency)
+    .describe("multitrack mixdowns running at once in the whole cluster"),
+  PIPELINE_MEDIA_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(MEDIA_QUEUE.concurrency)
+    .describe("other ffmpeg steps (conversion, waveform) running at once in the whole cluster"),
+  PIPELINE_LLM_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(LLM_QUEUE.concurrency)
+    .describe("summariser (LLM) steps running at once in the whole cluster"),
+  PUBLIC_DATA_RETENTION_DAYS: envInt(7, 1).describe(
+    "PUBLIC_MODE: anonymous transcripts older than this many days are deleted with their meetings, recordings and files",
+  ),
   RETENTION_RUN_AT: z
     .string()
     .default("03:00")

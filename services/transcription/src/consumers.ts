@@ -41,9 +41,13 @@ export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, n
       log.info({ ...ctx, transcriptId: a.state.id }, "transcript created for a platform recording");
     }
   }
-  if (a.state.deleted_at !== null) return void log.info({ ...ctx, transcriptId: a.state.id }, "transcript is deleted; recording not processed");
+  if (a.state.deleted_at !== null)
+    return void log.info({ ...ctx, transcriptId: a.state.id }, "transcript is deleted; recording not processed");
   if (a.recording_source?.recording_id === r.recording_id && a.current_run_id) {
-    return void log.info({ ...ctx, transcriptId: a.state.id, runId: a.current_run_id }, "recording already being processed; duplicate ignored");
+    return void log.info(
+      { ...ctx, transcriptId: a.state.id, runId: a.current_run_id },
+      "recording already being processed; duplicate ignored",
+    );
   }
   const { aggregate } = await execute(tx, a, { type: "attachRecording", recording: r, now });
   await startProcessing(tx, aggregate!, log, `recording ${r.recording_id} ready`, now);

@@ -27,13 +27,18 @@ export class DbTranscriptPort implements TranscriptPort {
       }
       try {
         const { aggregate, events } = await execute(tx, a, command);
-        if (command.type === "complete" && events.length) this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
+        if (command.type === "complete" && events.length)
+          this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
         if (command.type === "fail" && events.length) this.log.warn({ ...ctx, reason: command.reason }, "transcript processing failed");
         return true;
       } catch (e) {
         if (!(e instanceof RuleError)) throw e;
         if (e.late === "stale_run") this.log.info({ ...ctx, currentRunId: a.current_run_id }, "stale run: call ignored");
-        else if (e.late === "ended") this.log.info({ ...ctx, reason: command.type === "fail" ? command.reason : undefined }, "failure after completion: status stays ended");
+        else if (e.late === "ended")
+          this.log.info(
+            { ...ctx, reason: command.type === "fail" ? command.reason : undefined },
+            "failure after completion: status stays ended",
+          );
         else throw e;
         return false;
       }

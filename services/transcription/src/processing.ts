@@ -27,7 +27,13 @@ export function pipelineInput(a: Aggregate): PipelineInput {
 }
 
 /** `a` must be loaded with its topics (a fresh run clears them). */
-export async function startProcessing(tx: Tx, a: Aggregate, log: Logger, why: string, now: Date): Promise<{ aggregate: Aggregate; runId: string }> {
+export async function startProcessing(
+  tx: Tx,
+  a: Aggregate,
+  log: Logger,
+  why: string,
+  now: Date,
+): Promise<{ aggregate: Aggregate; runId: string }> {
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, `superseded: ${why}`);
   const input = pipelineInput(a);
   const { run_id } = await startPipeline(tx, input);

@@ -9,7 +9,14 @@ import type { TranscriptionConfig } from "./config";
 import { destroyTranscript } from "./destroy";
 import { decide } from "./domain/decider";
 import { expiryAnnouncement, isExpired, nextRunAt, parseRunAt, retentionCutoff, runDue, utcDay } from "./domain/retention";
-import { abandonRetentionRun, finishRetentionRun, lastRetentionDay, loadTranscript, lockExpiryCandidates, startRetentionRun } from "./store";
+import {
+  abandonRetentionRun,
+  finishRetentionRun,
+  lastRetentionDay,
+  loadTranscript,
+  lockExpiryCandidates,
+  startRetentionRun,
+} from "./store";
 
 const BATCH = 100;
 type RetentionConfig = Pick<TranscriptionConfig, "PUBLIC_MODE" | "PUBLIC_DATA_RETENTION_DAYS" | "RETENTION_RUN_AT">;
@@ -33,7 +40,13 @@ export async function expireTranscripts(sql: Sql, config: RetentionConfig, now: 
         await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now }, a));
         // After the tombstone: the shredder purges the transcript's earlier TRANSCRIPTS messages, and
         // this one (ids and dates only) must stay for meetings to apply.
-        await emit(tx, makeEvent("retention.transcript_expired", expiryAnnouncement(a.state, config.PUBLIC_DATA_RETENTION_DAYS, now), { source: SOURCE, time: now }));
+        await emit(
+          tx,
+          makeEvent("retention.transcript_expired", expiryAnnouncement(a.state, config.PUBLIC_DATA_RETENTION_DAYS, now), {
+            source: SOURCE,
+            time: now,
+          }),
+        );
         ids.push(id);
       }
       return { candidates, ids };

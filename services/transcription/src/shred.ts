@@ -8,7 +8,11 @@ import { DLQ_STREAM, STREAMS, eventToken, subjectToken } from "@scribe/contracts
 import type { Bus, ServiceRuntime } from "@scribe/kit";
 
 /** Purge the transcript's messages older than `tombstoneSeq` and its dead letters; what was removed. */
-export async function shredTranscriptEvents(bus: Bus, transcriptId: string, tombstoneSeq: number): Promise<{ purged: number; deadLetters: number }> {
+export async function shredTranscriptEvents(
+  bus: Bus,
+  transcriptId: string,
+  tombstoneSeq: number,
+): Promise<{ purged: number; deadLetters: number }> {
   const id = subjectToken(transcriptId);
   const filter = bus.subject(`${STREAMS.TRANSCRIPTS.context}.*.${id}`);
   const { purged } = await bus.jsm.streams.purge(bus.stream("TRANSCRIPTS"), { filter, seq: tombstoneSeq });

@@ -6,9 +6,33 @@ import { z } from "zod";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
 
 const STATE_COLUMNS = [
-  "id", "version", "name", "status", "error", "locked", "duration", "created_at", "updated_at", "title", "short_summary",
-  "long_summary", "action_items", "participants", "source_language", "target_language", "reviewed", "audio_location",
-  "audio_deleted", "user_id", "share_mode", "source_kind", "meeting_id", "recording_id", "room_id", "webvtt", "deleted_at",
+  "id",
+  "version",
+  "name",
+  "status",
+  "error",
+  "locked",
+  "duration",
+  "created_at",
+  "updated_at",
+  "title",
+  "short_summary",
+  "long_summary",
+  "action_items",
+  "participants",
+  "source_language",
+  "target_language",
+  "reviewed",
+  "audio_location",
+  "audio_deleted",
+  "user_id",
+  "share_mode",
+  "source_kind",
+  "meeting_id",
+  "recording_id",
+  "room_id",
+  "webvtt",
+  "deleted_at",
 ] as const;
 const COLUMNS = [...STATE_COLUMNS, "topics", "events", "current_run_id", "completed_run_id", "recording_source"] as const;
 type Column = (typeof COLUMNS)[number];
@@ -141,7 +165,8 @@ export async function lastRetentionDay(db: Db): Promise<string | null> {
 
 /** Claims today's run; false when another replica has it. */
 export async function startRetentionRun(db: Db, day: string, now: Date): Promise<boolean> {
-  const rows = await db`insert into retention_run (run_date, started_at) values (${day}::date, ${now}) on conflict (run_date) do nothing returning run_date`;
+  const rows =
+    await db`insert into retention_run (run_date, started_at) values (${day}::date, ${now}) on conflict (run_date) do nothing returning run_date`;
   return rows.length > 0;
 }
 

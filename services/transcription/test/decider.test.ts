@@ -49,7 +49,10 @@ const topic = (id: string, words: [string, number, number][]): TopicRecord => ({
   transcript: null,
   words: words.map(([text, start, speaker]) => ({ text, start, end: start + 0.5, speaker })),
 });
-const T1 = topic("a", [["Hello", 0, 0], [" world.", 0.5, 0]]);
+const T1 = topic("a", [
+  ["Hello", 0, 0],
+  [" world.", 0.5, 0],
+]);
 const T2 = topic("b", [["Bye.", 2, 1]]);
 
 /** A transcript with a recording attached and RUN started. */
@@ -65,11 +68,12 @@ const withTopics = (topics: TopicRecord[]): TranscriptEvent[] => {
 
 describe("creation", () => {
   it("announces a new transcript, and to its owner's socket when it has one", () => {
-    given([]).when({ type: "create", transcript: initial() }).then([
-      createdEv(),
-      { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "created" } },
-    ]);
-    given([]).when({ type: "create", transcript: initial({ user_id: null }) }).then([createdEv({ user_id: null })]);
+    given([])
+      .when({ type: "create", transcript: initial() })
+      .then([createdEv(), { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "created" } }]);
+    given([])
+      .when({ type: "create", transcript: initial({ user_id: null }) })
+      .then([createdEv({ user_id: null })]);
   });
   it("refuses to create a transcript twice", () => {
     given([createdEv()]).when({ type: "create", transcript: initial() }).thenThrows(refusedAs("bad_request"));
@@ -81,14 +85,28 @@ describe("creation", () => {
 
 describe("API edits", () => {
   it("a patch bumps the version once and stamps updated_at with the command's clock", () => {
-    given([createdEv()]).when({ type: "update", patch: { title: "Weekly", reviewed: true }, newIds: [], now }).then([updated([createdEv()], { title: "Weekly", reviewed: true }, 2)]);
+    given([createdEv()])
+      .when({ type: "update", patch: { title: "Weekly", reviewed: true }, newIds: [], now })
+      .then([updated([createdEv()], { title: "Weekly", reviewed: true }, 2)]);
   });
   it("a patch that changes nothing decides nothing (idempotent)", () => {
-    given([createdEv({ title: "Weekly" })]).when({ type: "update", patch: { title: "Weekly" }, newIds: [], now }).then([]);
+    given([createdEv({ title: "Weekly" })])
+      .when({ type: "update", patch: { title: "Weekly" }, newIds: [], now })
+      .then([]);
   });
   it("participants without an id get the command's new ids, in order", () => {
     const [e] = given([createdEv()])
-      .when({ type: "update", patch: { participants: [{ name: "A", speaker: 0, user_id: null }, { id: "p2", name: "B", speaker: null, user_id: null }] }, newIds: ["n1"], now })
+      .when({
+        type: "update",
+        patch: {
+          participants: [
+            { name: "A", speaker: 0, user_id: null },
+            { id: "p2", name: "B", speaker: null, user_id: null },
+          ],
+        },
+        newIds: ["n1"],
+        now,
+      })
       .then([
         updated([createdEv()], {
           participants: [
@@ -100,26 +118,50 @@ describe("API edits", () => {
     expect(e!.type).toBe("transcript.updated");
   });
   it("soft delete records deleted_at once; a second delete keeps the first", () => {
-    const deleted = given([createdEv()]).when({ type: "softDelete", by: "alice", now }).then([
-      updated([createdEv()], { deleted_at: at }),
-      { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "deleted" } },
-    ]);
-    given([createdEv(), ...deleted]).when({ type: "softDelete", by: "alice", now: new Date("2026-11-22T00:00:00Z") }).then([]);
+    const deleted = given([createdEv()])
+      .when({ type: "softDelete", by: "alice", now })
+      .then([
+        updated([createdEv()], { deleted_at: at }),
+        { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "deleted" } },
+      ]);
+    given([createdEv(), ...deleted])
+      .when({ type: "softDelete", by: "alice", now: new Date("2026-11-22T00:00:00Z") })
+      .then([]);
   });
   it("restores only a deleted transcript", () => {
     given([createdEv()]).when({ type: "restore", by: "alice", now }).thenThrows(refusedAs("bad_request", "Transcript is not deleted"));
-    given([createdEv({ deleted_at: at })]).when({ type: "restore", by: "alice", now }).then([
-      updated([createdEv({ deleted_at: at })], { deleted_at: null }),
-      { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "restored" } },
-    ]);
+    given([createdEv({ deleted_at: at })])
+      .when({ type: "restore", by: "alice", now })
+      .then([
+        updated([createdEv({ deleted_at: at })], { deleted_at: null }),
+        { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "restored" } },
+      ]);
   });
   it("a user destroys only a soft-deleted transcript; retention destroys any, announced with the next version and no content", () => {
-    given([createdEv()]).when({ type: "destroy", reason: "user", now }).thenThrows(refusedAs("bad_request", "Transcript must be soft-deleted first"));
-    const contentFree = { name: "", title: null, short_summary: null, long_summary: null, action_items: null, participants: [], webvtt: null };
+    given([createdEv()])
+      .when({ type: "destroy", reason: "user", now })
+      .thenThrows(refusedAs("bad_request", "Transcript must be soft-deleted first"));
+    const contentFree = {
+      name: "",
+      title: null,
+      short_summary: null,
+      long_summary: null,
+      action_items: null,
+      participants: [],
+      webvtt: null,
+    };
     given([createdEv({ title: "Secret plans", participants: [{ id: "a", name: "A", speaker: 0, user_id: null }] })])
       .when({ type: "destroy", reason: "retention", now })
-      .then([{ type: "transcript.destroyed", data: { transcript: { ...initial(), ...contentFree, version: 2, updated_at: at }, reason: "retention" } }]);
-    const gone = evolveAll(transcriptDecider, [createdEv(), { type: "transcript.destroyed", data: { transcript: initial(), reason: "retention" } }]);
+      .then([
+        {
+          type: "transcript.destroyed",
+          data: { transcript: { ...initial(), ...contentFree, version: 2, updated_at: at }, reason: "retention" },
+        },
+      ]);
+    const gone = evolveAll(transcriptDecider, [
+      createdEv(),
+      { type: "transcript.destroyed", data: { transcript: initial(), reason: "retention" } },
+    ]);
     expect(gone).toBeNull();
   });
   it("refuses a participant whose speaker another has", () => {
@@ -133,31 +175,47 @@ describe("API edits", () => {
   });
   it("assigning a speaker rewrites only the topics it touches, then the WebVTT", () => {
     const before = withTopics([T1, T2]);
-    const events = given(before).when({ type: "assignSpeaker", assignment: { speaker: 5, timestamp_from: 1.5, timestamp_to: 3 }, now }).then([
-      { type: "transcript.topic.upserted", data: { transcript_id: ID, version: stateAfter(before).version + 1, position: 1, topic: { ...T2, words: [{ ...T2.words[0]!, speaker: 5 }] } } },
-      updated(before, { webvtt: expect.stringContaining("<v Speaker5>Bye.") as unknown as string }, stateAfter(before).version + 2),
-    ]);
+    const events = given(before)
+      .when({ type: "assignSpeaker", assignment: { speaker: 5, timestamp_from: 1.5, timestamp_to: 3 }, now })
+      .then([
+        {
+          type: "transcript.topic.upserted",
+          data: {
+            transcript_id: ID,
+            version: stateAfter(before).version + 1,
+            position: 1,
+            topic: { ...T2, words: [{ ...T2.words[0]!, speaker: 5 }] },
+          },
+        },
+        updated(before, { webvtt: expect.stringContaining("<v Speaker5>Bye.") as unknown as string }, stateAfter(before).version + 2),
+      ]);
     expect(events).toHaveLength(2);
   });
 });
 
 describe("pipeline runs", () => {
   it("a recording becomes the transcript's source; an upload makes it an uploaded file transcript", () => {
-    given([createdEv({ source_kind: "live" })]).when({ type: "attachRecording", recording, now }).then([
-      updated([createdEv({ source_kind: "live" })], { recording_id: "rec-1", status: "uploaded", source_kind: "file" }),
-      { type: "recording.attached", data: { recording } },
-    ]);
+    given([createdEv({ source_kind: "live" })])
+      .when({ type: "attachRecording", recording, now })
+      .then([
+        updated([createdEv({ source_kind: "live" })], { recording_id: "rec-1", status: "uploaded", source_kind: "file" }),
+        { type: "recording.attached", data: { recording } },
+      ]);
   });
   it("a fresh run clears topics and the event log and becomes the only run that may write", () => {
     const before = withTopics([T1]);
-    const events = given(before).when({ type: "startRun", run_id: "run-2", now }).then([
-      { type: "transcript.topics.cleared", data: { transcript_id: ID, version: stateAfter(before).version + 1 } },
-      updated(before, { webvtt: expect.any(String) as unknown as string }, stateAfter(before).version + 2),
-      { type: "run.started", data: { run_id: "run-2" } },
-    ]);
+    const events = given(before)
+      .when({ type: "startRun", run_id: "run-2", now })
+      .then([
+        { type: "transcript.topics.cleared", data: { transcript_id: ID, version: stateAfter(before).version + 1 } },
+        updated(before, { webvtt: expect.any(String) as unknown as string }, stateAfter(before).version + 2),
+        { type: "run.started", data: { run_id: "run-2" } },
+      ]);
     const after = evolveAll(transcriptDecider, [...before, ...events])!;
     expect(after).toMatchObject({ topics: [], events: [], current_run_id: "run-2" });
-    given([...before, ...events]).when({ type: "markProcessing", run_id: RUN, now }).thenThrows(refusedLate("stale_run"));
+    given([...before, ...events])
+      .when({ type: "markProcessing", run_id: RUN, now })
+      .thenThrows(refusedLate("stale_run"));
   });
   it("refuses every call of a run that is not the current one", () => {
     const calls: TranscriptCommand[] = [
@@ -171,57 +229,97 @@ describe("pipeline runs", () => {
     for (const c of calls) given(running).when(c).thenThrows(refusedLate("stale_run"));
   });
   it("marking processing logs STATUS for the sockets; again, nothing", () => {
-    const events = given(running).when({ type: "markProcessing", run_id: RUN, now }).then([
-      updated(running, { status: "processing", error: null }),
-      { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "processing" } } },
-    ]);
-    given([...running, ...events]).when({ type: "markProcessing", run_id: RUN, now }).then([]);
+    const events = given(running)
+      .when({ type: "markProcessing", run_id: RUN, now })
+      .then([
+        updated(running, { status: "processing", error: null }),
+        {
+          type: "transcript.event.appended",
+          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "processing" } },
+        },
+      ]);
+    given([...running, ...events])
+      .when({ type: "markProcessing", run_id: RUN, now })
+      .then([]);
   });
   it("a pipeline patch sets only its defined fields; the same values decide nothing", () => {
-    const events = given(running).when({ type: "updateFromRun", run_id: RUN, patch: { title: "Weekly", duration: 1500, long_summary: undefined }, now }).then([
-      updated(running, { title: "Weekly", duration: 1500 }),
-    ]);
-    given([...running, ...events]).when({ type: "updateFromRun", run_id: RUN, patch: { title: "Weekly" }, now }).then([]);
+    const events = given(running)
+      .when({ type: "updateFromRun", run_id: RUN, patch: { title: "Weekly", duration: 1500, long_summary: undefined }, now })
+      .then([updated(running, { title: "Weekly", duration: 1500 })]);
+    given([...running, ...events])
+      .when({ type: "updateFromRun", run_id: RUN, patch: { title: "Weekly" }, now })
+      .then([]);
   });
   it("replacing topics: a new list is cleared + every topic, then the state with the WebVTT, each a newer version", () => {
     const v = stateAfter(running).version;
-    const events = given(running).when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2], now }).then([
-      { type: "transcript.topics.cleared", data: { transcript_id: ID, version: v + 1 } },
-      { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 2, position: 0, topic: T1 } },
-      { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 3, position: 1, topic: T2 } },
-      updated(running, { webvtt: expect.stringContaining("<v Speaker0>Hello world.") as unknown as string }, v + 4),
-    ]);
-    given([...running, ...events]).when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2], now }).then([]);
+    const events = given(running)
+      .when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2], now })
+      .then([
+        { type: "transcript.topics.cleared", data: { transcript_id: ID, version: v + 1 } },
+        { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 2, position: 0, topic: T1 } },
+        { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 3, position: 1, topic: T2 } },
+        updated(running, { webvtt: expect.stringContaining("<v Speaker0>Hello world.") as unknown as string }, v + 4),
+      ]);
+    given([...running, ...events])
+      .when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2], now })
+      .then([]);
   });
   it("replacing topics with the same ids announces only the topics whose content changed", () => {
     const before = withTopics([T1, T2]);
     const v = stateAfter(before).version;
     const T2b = { ...T2, title: "renamed" };
     // The words did not change, so neither did the WebVTT: no transcript.updated, but a newer version.
-    const events = given(before).when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2b], now }).then([
-      { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 1, position: 1, topic: T2b } },
-    ]);
+    const events = given(before)
+      .when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2b], now })
+      .then([{ type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 1, position: 1, topic: T2b } }]);
     expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({ state: { version: v + 1 }, topics: [T1, T2b] });
   });
   it("appends a realtime event once, however often the step runs", () => {
-    const entry = { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } } } as const;
-    const events = given(running).when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } }).then([entry]);
-    given([...running, ...events]).when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } }).then([]);
+    const entry = {
+      type: "transcript.event.appended",
+      data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } },
+    } as const;
+    const events = given(running)
+      .when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } })
+      .then([entry]);
+    given([...running, ...events])
+      .when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } })
+      .then([]);
   });
   it("completes once per run: ended, transcript.completed with the topics' WebVTT, then STATUS", () => {
     const before = withTopics([T1]);
     const s = stateAfter(before);
-    const events = given(before).when({ type: "complete", run_id: RUN, now }).then([
-      { type: "transcript.completed", data: { transcript: { ...s, status: "ended", error: null, version: s.version + 1, updated_at: at }, topics: completedTopics([T1]), run_id: RUN, completed_at: at } },
-      { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "ended" } } },
-    ]);
-    given([...before, ...events]).when({ type: "complete", run_id: RUN, now }).then([]);
+    const events = given(before)
+      .when({ type: "complete", run_id: RUN, now })
+      .then([
+        {
+          type: "transcript.completed",
+          data: {
+            transcript: { ...s, status: "ended", error: null, version: s.version + 1, updated_at: at },
+            topics: completedTopics([T1]),
+            run_id: RUN,
+            completed_at: at,
+          },
+        },
+        {
+          type: "transcript.event.appended",
+          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "ended" } },
+        },
+      ]);
+    given([...before, ...events])
+      .when({ type: "complete", run_id: RUN, now })
+      .then([]);
   });
   it("fails with the reason, but never over ended", () => {
-    given(running).when({ type: "fail", run_id: RUN, reason: "no audio stream", now }).then([
-      updated(running, { status: "error", error: "no audio stream" }),
-      { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "error" } } },
-    ]);
+    given(running)
+      .when({ type: "fail", run_id: RUN, reason: "no audio stream", now })
+      .then([
+        updated(running, { status: "error", error: "no audio stream" }),
+        {
+          type: "transcript.event.appended",
+          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "error" } },
+        },
+      ]);
     const ended = [...running, updated(running, { status: "ended" })];
     given(ended).when({ type: "fail", run_id: RUN, reason: "late", now }).thenThrows(refusedLate("ended"));
   });
@@ -230,14 +328,29 @@ describe("pipeline runs", () => {
 describe("live recordings", () => {
   it("a session becomes the run: recording, topics and log cleared, STATUS; a locked transcript refuses", () => {
     const before = withTopics([T1]);
-    const events = given(before).when({ type: "startLiveRecording", run_id: "live-1", now }).then([
-      { type: "transcript.topics.cleared", data: { transcript_id: ID, version: stateAfter(before).version + 1 } },
-      updated(before, { status: "recording", error: null, duration: 0, source_kind: "live", webvtt: expect.any(String) as unknown as string }, stateAfter(before).version + 2),
-      { type: "run.started", data: { run_id: "live-1" } },
-      { type: "transcript.event.appended", data: { transcript_id: ID, user_id: "alice", run_id: "live-1", event: "STATUS", data: { value: "recording" } } },
-    ]);
-    expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({ current_run_id: "live-1", topics: [], events: [{ event: "STATUS", data: { value: "recording" } }] });
-    given([createdEv({ locked: true })]).when({ type: "startLiveRecording", run_id: "live-1", now }).thenThrows(refusedAs("bad_request", "Transcript is locked"));
+    const events = given(before)
+      .when({ type: "startLiveRecording", run_id: "live-1", now })
+      .then([
+        { type: "transcript.topics.cleared", data: { transcript_id: ID, version: stateAfter(before).version + 1 } },
+        updated(
+          before,
+          { status: "recording", error: null, duration: 0, source_kind: "live", webvtt: expect.any(String) as unknown as string },
+          stateAfter(before).version + 2,
+        ),
+        { type: "run.started", data: { run_id: "live-1" } },
+        {
+          type: "transcript.event.appended",
+          data: { transcript_id: ID, user_id: "alice", run_id: "live-1", event: "STATUS", data: { value: "recording" } },
+        },
+      ]);
+    expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({
+      current_run_id: "live-1",
+      topics: [],
+      events: [{ event: "STATUS", data: { value: "recording" } }],
+    });
+    given([createdEv({ locked: true })])
+      .when({ type: "startLiveRecording", run_id: "live-1", now })
+      .thenThrows(refusedAs("bad_request", "Transcript is locked"));
   });
   it("a session that is no longer the current run hands over nothing and fails nothing", () => {
     given(running).when({ type: "handOverLiveRecording", run_id: "live-old", recording, now }).thenThrows(refusedLate("stale_run"));

@@ -41,8 +41,18 @@ const refused = (f: () => unknown) => {
 describe("creation", () => {
   it("creates through the API as idle, private, live unless a source kind is given", () => {
     const a = createdByApi({ name: "x", source_language: "en", target_language: "fr", source_kind: null }, "id", null, now);
-    expect(a.state).toMatchObject({ status: "idle", share_mode: "private", source_kind: "live", user_id: null, version: 1, target_language: "fr", duration: 0 });
-    expect(createdByApi({ name: "x", source_language: "en", target_language: "en", source_kind: "file" }, "id", "u", now).state.source_kind).toBe("file");
+    expect(a.state).toMatchObject({
+      status: "idle",
+      share_mode: "private",
+      source_kind: "live",
+      user_id: null,
+      version: 1,
+      target_language: "fr",
+      duration: 0,
+    });
+    expect(
+      createdByApi({ name: "x", source_language: "en", target_language: "en", source_kind: "file" }, "id", "u", now).state.source_kind,
+    ).toBe("file");
   });
   it("names a transcript after the UTC time by default", () => {
     expect(defaultName(now)).toBe("Transcript 2026-11-21 23:59:00");
@@ -56,7 +66,16 @@ describe("API patch", () => {
     expect(next).toMatchObject({ title: null, reviewed: true, long_summary: "keep", name: "n" });
   });
   it("gives participants without an id a new one, keeps given ids", () => {
-    const next = applyApiPatch(base().state, { participants: [{ name: "A", speaker: 0, user_id: null }, { id: "p2", name: "B", speaker: null, user_id: "u" }] }, () => "gen");
+    const next = applyApiPatch(
+      base().state,
+      {
+        participants: [
+          { name: "A", speaker: 0, user_id: null },
+          { id: "p2", name: "B", speaker: null, user_id: "u" },
+        ],
+      },
+      () => "gen",
+    );
     expect(next.participants).toEqual([
       { id: "gen", name: "A", speaker: 0, user_id: null },
       { id: "p2", name: "B", speaker: null, user_id: "u" },
@@ -70,7 +89,10 @@ describe("participants", () => {
     { id: "b", name: "B", speaker: null, user_id: null },
   ];
   it("refuses a speaker another participant has", () => {
-    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({ kind: "bad_request", detail: "Speaker already assigned" });
+    expect(refused(() => addParticipant(ps, { id: "c", name: "C", speaker: 0 }))).toEqual({
+      kind: "bad_request",
+      detail: "Speaker already assigned",
+    });
     expect(addParticipant(ps, { id: "c", name: "C", speaker: null })).toHaveLength(3);
   });
   it("updates only given keys; a name-only change is never refused for another's null speaker", () => {
@@ -78,36 +100,68 @@ describe("participants", () => {
     expect(participant).toEqual({ id: "b", name: "Bee", speaker: null, user_id: null });
   });
   it("checks the speaker before the participant exists (rejected before not found)", () => {
-    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({ kind: "bad_request", detail: "Speaker already assigned" });
+    expect(refused(() => updateParticipant(ps, "zzz", { speaker: 0 }))).toEqual({
+      kind: "bad_request",
+      detail: "Speaker already assigned",
+    });
     expect(refused(() => updateParticipant(ps, "zzz", { name: "x" }))).toEqual({ kind: "not_found", detail: "Participant not found" });
   });
 });
 
 describe("speakers", () => {
-  const topics = [topic("t1", [[0, 0], [1, 0]]), topic("t2", [[2, 0], [3, 0]])];
+  const topics = [
+    topic("t1", [
+      [0, 0],
+      [1, 0],
+    ]),
+    topic("t2", [
+      [2, 0],
+      [3, 0],
+    ]),
+  ];
   it("assigns a speaker to every word starting inside the range, bounds included, across topics", () => {
-    expect(speakers(assignSpeaker(topics, [], { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 }).topics)).toEqual([[0, 2], [2, 0]]);
-    expect(speakers(assignSpeaker(topics, [], { speaker: 4, timestamp_from: 0, timestamp_to: 100 }).topics)).toEqual([[4, 4], [4, 4]]);
+    expect(speakers(assignSpeaker(topics, [], { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 }).topics)).toEqual([
+      [0, 2],
+      [2, 0],
+    ]);
+    expect(speakers(assignSpeaker(topics, [], { speaker: 4, timestamp_from: 0, timestamp_to: 100 }).topics)).toEqual([
+      [4, 4],
+      [4, 4],
+    ]);
   });
   it("gives a speaker-less participant the lowest speaker no word uses, and saves it", () => {
     const ps = [{ id: "p", name: "P", speaker: null, user_id: null }];
     const r = assignSpeaker(topics, ps, { participant: "p", timestamp_from: 0, timestamp_to: 1 });
     expect(r.participants[0]!.speaker).toBe(1);
-    expect(speakers(r.topics)).toEqual([[1, 1], [0, 0]]);
+    expect(speakers(r.topics)).toEqual([
+      [1, 1],
+      [0, 0],
+    ]);
   });
   it("needs exactly one of speaker and participant, and a known participant", () => {
     expect(refused(() => assignSpeaker(topics, [], { timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "bad_request" });
-    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({ kind: "bad_request" });
-    expect(refused(() => assignSpeaker(topics, [], { participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toEqual({ kind: "not_found", detail: "Participant not found" });
+    expect(refused(() => assignSpeaker(topics, [], { speaker: 1, participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toMatchObject({
+      kind: "bad_request",
+    });
+    expect(refused(() => assignSpeaker(topics, [], { participant: "p", timestamp_from: 0, timestamp_to: 1 }))).toEqual({
+      kind: "not_found",
+      detail: "Participant not found",
+    });
   });
   it("merges one label into another unless both belong to participants", () => {
     const relabelled = assignSpeaker(topics, [], { speaker: 3, timestamp_from: 0, timestamp_to: 1 }).topics;
-    expect(speakers(mergeSpeakers(relabelled, [], 3, 0))).toEqual([[0, 0], [0, 0]]);
+    expect(speakers(mergeSpeakers(relabelled, [], 3, 0))).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
     const ps = [
       { id: "a", name: "A", speaker: 3, user_id: null },
       { id: "b", name: "B", speaker: 0, user_id: null },
     ];
-    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({ kind: "bad_request", detail: "Both speakers are assigned to participants" });
+    expect(refused(() => mergeSpeakers(relabelled, ps, 3, 0))).toEqual({
+      kind: "bad_request",
+      detail: "Both speakers are assigned to participants",
+    });
   });
 });
 

@@ -8,7 +8,8 @@ import { recordingFailed, recordingFlushed, recordingStarted } from "../src/live
 import { VoiceChunker } from "../src/live/domain/voice";
 
 const RATE = 16_000;
-const tone = (seconds: number, amplitude = 8000) => Int16Array.from({ length: Math.round(seconds * RATE) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 220 * i) / RATE)));
+const tone = (seconds: number, amplitude = 8000) =>
+  Int16Array.from({ length: Math.round(seconds * RATE) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 220 * i) / RATE)));
 const quiet = (seconds: number) => Int16Array.from({ length: Math.round(seconds * RATE) }, (_, i) => (i % 7) - 3);
 const cat = (...parts: Int16Array[]) => {
   const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
@@ -71,7 +72,13 @@ describe("LineAssembler", () => {
 });
 
 describe("SDP", () => {
-  const answer = ["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=candidate:1 1 udp 2130706431 10.0.0.5 40002 typ host", "a=candidate:2 1 tcp 1 10.0.0.5 9 typ host tcptype passive", ""].join("\r\n");
+  const answer = [
+    "v=0",
+    "m=audio 9 UDP/TLS/RTP/SAVPF 111",
+    "a=candidate:1 1 udp 2130706431 10.0.0.5 40002 typ host",
+    "a=candidate:2 1 tcp 1 10.0.0.5 9 typ host tcptype passive",
+    "",
+  ].join("\r\n");
 
   it("announces UDP host candidates again at the public address, same port", () => {
     const out = withPublicAddress(answer, "203.0.113.7");

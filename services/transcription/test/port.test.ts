@@ -62,7 +62,13 @@ describe("DbTranscriptPort", () => {
     expect(await port.markProcessing(id, RUN)).toBe(true);
     const first = await drained();
     expect(types(first)).toEqual(["transcript.updated", "transcript.event.appended"]);
-    expect(first[1]!.data).toMatchObject({ transcript_id: id, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "processing" } });
+    expect(first[1]!.data).toMatchObject({
+      transcript_id: id,
+      user_id: "alice",
+      run_id: RUN,
+      event: "STATUS",
+      data: { value: "processing" },
+    });
     expect(await port.markProcessing(id, RUN)).toBe(true);
     expect(await drained()).toEqual([]);
     expect((await port.load(id))!.status).toBe("processing");
@@ -88,8 +94,16 @@ describe("DbTranscriptPort", () => {
     expect(await port.markProcessing(id, RUN)).toBe(true);
     const after = (await loadTranscript(sql, id))!;
     expect(after.topics).toEqual(topics);
-    expect(after.events).toEqual([{ event: "DURATION", data: { duration: 1 } }, { event: "STATUS", data: { value: "processing" } }]);
-    expect(after.state).toMatchObject({ title: "Weekly", status: "processing", webvtt: before.state.webvtt, version: before.state.version + 2 });
+    expect(after.events).toEqual([
+      { event: "DURATION", data: { duration: 1 } },
+      { event: "STATUS", data: { value: "processing" } },
+    ]);
+    expect(after.state).toMatchObject({
+      title: "Weekly",
+      status: "processing",
+      webvtt: before.state.webvtt,
+      version: before.state.version + 2,
+    });
   });
 
   it("ignores every call of a run that is not the current one (stale-run guard)", async () => {
@@ -106,10 +120,21 @@ describe("DbTranscriptPort", () => {
 
   it("replaces topics as cleared + upserted, each event a newer version, and regenerates the WebVTT", async () => {
     const v = (await port.load(id))!.version;
-    const topics = [topic([["Hello", 0], [" world.", 0.5]]), topic([["Bye", 2]])];
+    const topics = [
+      topic([
+        ["Hello", 0],
+        [" world.", 0.5],
+      ]),
+      topic([["Bye", 2]]),
+    ];
     expect(await port.replaceTopics(id, RUN, topics)).toBe(true);
     const es = await drained();
-    expect(types(es)).toEqual(["transcript.topics.cleared", "transcript.topic.upserted", "transcript.topic.upserted", "transcript.updated"]);
+    expect(types(es)).toEqual([
+      "transcript.topics.cleared",
+      "transcript.topic.upserted",
+      "transcript.topic.upserted",
+      "transcript.updated",
+    ]);
     expect(es[0]!.data.version).toBe(v + 1);
     expect(es[1]!.data).toMatchObject({ version: v + 2, position: 0 });
     expect(es[2]!.data).toMatchObject({ version: v + 3, position: 1 });
@@ -133,7 +158,11 @@ describe("DbTranscriptPort", () => {
     expect(await port.complete(id, RUN)).toBe(true);
     const es = await drained();
     expect(types(es)).toEqual(["transcript.completed", "transcript.event.appended"]);
-    expect(es[0]!.data).toMatchObject({ run_id: RUN, transcript: { status: "ended" }, topics: [{ webvtt: expect.stringContaining("Hello") }] });
+    expect(es[0]!.data).toMatchObject({
+      run_id: RUN,
+      transcript: { status: "ended" },
+      topics: [{ webvtt: expect.stringContaining("Hello") }],
+    });
     expect(await port.complete(id, RUN)).toBe(true);
     expect(await drained()).toEqual([]);
   });

@@ -13,7 +13,9 @@ function Nav() {
     <nav class="container">
       <ul>
         <li>
-          <Link href="/"><strong>Scribe</strong></Link>
+          <Link href="/">
+            <strong>Scribe</strong>
+          </Link>
         </li>
       </ul>
       <ul>

@@ -298,7 +298,12 @@ export function glrPerFrame(a: GaussStats, b: GaussStats): number {
  * Greedily merge the two clusters of frames most alike while their GLR is under `threshold` or
  * there are more than `maxClusters`. Returns the new label of each old label (0.. in order).
  */
-export function mergeByGlr(f: Features, frameLabels: Int32Array, clusters: number, opts: { threshold: number; maxClusters: number }): number[] {
+export function mergeByGlr(
+  f: Features,
+  frameLabels: Int32Array,
+  clusters: number,
+  opts: { threshold: number; maxClusters: number },
+): number[] {
   const d = f.config.coefficients;
   const stats: (GaussStats & { members: number[] })[] = Array.from({ length: clusters }, (_, c) => ({
     n: 0,
@@ -331,7 +336,12 @@ export function mergeByGlr(f: Features, frameLabels: Int32Array, clusters: numbe
     if (best >= opts.threshold && live.length <= opts.maxClusters) break;
     const a = live[bi]!;
     const b = live[bj]!;
-    const merged = { n: a.n + b.n, sum: a.sum.map((x, k) => x + b.sum[k]!), sq: a.sq.map((x, k) => x + b.sq[k]!), members: [...a.members, ...b.members] };
+    const merged = {
+      n: a.n + b.n,
+      sum: a.sum.map((x, k) => x + b.sum[k]!),
+      sq: a.sq.map((x, k) => x + b.sq[k]!),
+      members: [...a.members, ...b.members],
+    };
     live = [...live.filter((_, i) => i !== bi && i !== bj), merged];
   }
   const map = new Array<number>(clusters).fill(0);

@@ -16,9 +16,7 @@ export interface GpuDiarizerOptions {
 }
 
 export const DiarizationAnswer = z.object({
-  diarization: z.array(
-    z.object({ start: z.number(), end: z.number(), speaker: z.union([z.number().int(), z.string()]) }),
-  ),
+  diarization: z.array(z.object({ start: z.number(), end: z.number(), speaker: z.union([z.number().int(), z.string()]) })),
 });
 
 export class GpuApiDiarizer implements Diarizer {

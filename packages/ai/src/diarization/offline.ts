@@ -40,11 +40,17 @@ export class OfflineDiarizer implements Diarizer {
   async diarize(audio: AudioInput, opts: { signal?: AbortSignal } = {}): Promise<DiarizationSegment[]> {
     const { source } = resolveAudio(audio);
     const extractor = new FeatureExtractor(DEFAULT_FEATURES);
-    for await (const block of decodeSamples(source, { sampleRate: DEFAULT_FEATURES.sampleRate, ...(opts.signal ? { signal: opts.signal } : {}) })) {
+    for await (const block of decodeSamples(source, {
+      sampleRate: DEFAULT_FEATURES.sampleRate,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    })) {
       extractor.push(block);
     }
     const segments = diarizeFeatures(extractor.finish(), this.opts);
-    this.opts.logger?.debug({ segments: segments.length, speakers: new Set(segments.map((s) => s.speaker)).size }, "offline diarization done");
+    this.opts.logger?.debug(
+      { segments: segments.length, speakers: new Set(segments.map((s) => s.speaker)).size },
+      "offline diarization done",
+    );
     return segments;
   }
 }

@@ -39,9 +39,7 @@ export class LlmParseError extends AppError {
 }
 
 const ChatCompletion = z.object({
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) }))
-    .min(1),
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) })).min(1),
 });
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
@@ -90,7 +88,13 @@ export class OpenAiLlm implements Llm {
   }
 
   /** Answer over the texts at once when they fit; else per part, then over the parts' answers. */
-  private async treeSummarise(prompt: string, texts: readonly string[], budget: number, opts: LlmCallOptions, depth: number): Promise<string> {
+  private async treeSummarise(
+    prompt: string,
+    texts: readonly string[],
+    budget: number,
+    opts: LlmCallOptions,
+    depth: number,
+  ): Promise<string> {
     const joined = texts.join("\n\n");
     if (joined.length <= budget || depth >= 4) {
       const content = texts.length ? `${prompt}\n\n${depth >= 4 ? joined.slice(0, budget) : joined}` : prompt;

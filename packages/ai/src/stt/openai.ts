@@ -25,9 +25,7 @@ export interface OpenAiSttOptions {
 export const VerboseTranscription = z.object({
   text: z.string().optional(),
   language: z.string().nullish(),
-  words: z
-    .array(z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().nullish() }))
-    .nullish(),
+  words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), probability: z.number().nullish() })).nullish(),
 });
 
 export class OpenAiStt implements SpeechToText {
@@ -40,7 +38,9 @@ export class OpenAiStt implements SpeechToText {
     let language: string | null = null;
     const signal = opts.signal ? { signal: opts.signal } : {};
     // Sequential on purpose: a hosted API rate-limits, and a self-hosted GPU is already parallel.
-    for await (const chunk of chunkPcm(decodeSamples(source, { sampleRate: SAMPLE_RATE, ...signal }), { maxSeconds: this.opts.chunkSeconds })) {
+    for await (const chunk of chunkPcm(decodeSamples(source, { sampleRate: SAMPLE_RATE, ...signal }), {
+      maxSeconds: this.opts.chunkSeconds,
+    })) {
       const answer = await this.transcribeChunk(chunk, opts);
       language ??= answer.language ?? null;
       words.push(...toSttWords(answer.words ?? [], chunk.offset));
@@ -93,9 +93,28 @@ export function toSttWords(
 }
 
 const LANGUAGE_NAMES: Record<string, string> = {
-  english: "en", french: "fr", german: "de", spanish: "es", italian: "it", portuguese: "pt", dutch: "nl",
-  russian: "ru", polish: "pl", ukrainian: "uk", swedish: "sv", norwegian: "no", danish: "da", finnish: "fi",
-  czech: "cs", turkish: "tr", greek: "el", japanese: "ja", chinese: "zh", korean: "ko", arabic: "ar", hindi: "hi",
+  english: "en",
+  french: "fr",
+  german: "de",
+  spanish: "es",
+  italian: "it",
+  portuguese: "pt",
+  dutch: "nl",
+  russian: "ru",
+  polish: "pl",
+  ukrainian: "uk",
+  swedish: "sv",
+  norwegian: "no",
+  danish: "da",
+  finnish: "fi",
+  czech: "cs",
+  turkish: "tr",
+  greek: "el",
+  japanese: "ja",
+  chinese: "zh",
+  korean: "ko",
+  arabic: "ar",
+  hindi: "hi",
 };
 
 /** OpenAI reports the language by name ("english"); we store ISO 639-1 codes. */

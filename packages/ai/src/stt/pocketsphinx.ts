@@ -51,13 +51,27 @@ export class PocketsphinxStt implements SpeechToText {
       await writeFile(file, wavBuffer(chunk.samples, SAMPLE_RATE));
       out = await run(
         "pocketsphinx_continuous",
-        ["-hmm", `${m}/en-us`, "-lm", `${m}/en-us.lm.bin`, "-dict", `${m}/cmudict-en-us.dict`,
-          "-infile", file, "-time", "yes", "-logfn", "/dev/null"],
+        [
+          "-hmm",
+          `${m}/en-us`,
+          "-lm",
+          `${m}/en-us.lm.bin`,
+          "-dict",
+          `${m}/cmudict-en-us.dict`,
+          "-infile",
+          file,
+          "-time",
+          "yes",
+          "-logfn",
+          "/dev/null",
+        ],
         signal ? { signal } : {},
       );
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-        throw new AppError("internal", "pocketsphinx_continuous is not installed (Debian packages pocketsphinx and pocketsphinx-en-us)", { cause: e });
+        throw new AppError("internal", "pocketsphinx_continuous is not installed (Debian packages pocketsphinx and pocketsphinx-en-us)", {
+          cause: e,
+        });
       }
       throw new AppError("internal", `pocketsphinx failed on chunk ${chunk.index}: ${(e as Error).message}`, { cause: e });
     } finally {
@@ -65,7 +79,13 @@ export class PocketsphinxStt implements SpeechToText {
     }
     const words = parsePocketsphinxTimes(out, chunk.offset);
     this.opts.logger?.debug(
-      { chunk: chunk.index, offset: chunk.offset, seconds: chunk.samples.length / SAMPLE_RATE, words: words.length, ms: Date.now() - started },
+      {
+        chunk: chunk.index,
+        offset: chunk.offset,
+        seconds: chunk.samples.length / SAMPLE_RATE,
+        words: words.length,
+        ms: Date.now() - started,
+      },
       "pocketsphinx chunk decoded",
     );
     return words;

@@ -2,7 +2,19 @@
 // scored by frequency), summaries are the best-scoring sentences, and decisions and next steps come
 // from rules over what people say ("we decided to …", "Alice will …", "let's …", "action item …").
 import type { Logger } from "@scribe/kit";
-import type { ActionItems, Decision, MeetingSummary, NextStep, Participant, SubjectSummary, Summariser, SummaryContext, SummaryInput, TopicSummary, Word } from "../types";
+import type {
+  ActionItems,
+  Decision,
+  MeetingSummary,
+  NextStep,
+  Participant,
+  SubjectSummary,
+  Summariser,
+  SummaryContext,
+  SummaryInput,
+  TopicSummary,
+  Word,
+} from "../types";
 import { computeMaxSubjects } from "./chunking";
 import { longSummaryMarkdown } from "./markdown";
 import { cleanTitle, matchParticipant, speakerName } from "./text";
@@ -76,7 +88,12 @@ export function keyPhrases(texts: readonly string[], stop: ReadonlySet<string> =
   }
   return [...scored.entries()]
     .map(([phrase, score]) => ({ phrase, score }))
-    .sort((a, b) => b.score - a.score || b.phrase.split(" ").length - a.phrase.split(" ").length || (a.phrase < b.phrase ? -1 : a.phrase > b.phrase ? 1 : 0));
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.phrase.split(" ").length - a.phrase.split(" ").length ||
+        (a.phrase < b.phrase ? -1 : a.phrase > b.phrase ? 1 : 0),
+    );
 }
 
 /** Top phrases that do not repeat a word already used. */
@@ -107,7 +124,8 @@ function topSentences(sentences: readonly Sentence[], n: number, focus?: Readonl
     const ts = tokens(s.text);
     const content = ts.filter((t) => !STOPWORDS.has(t));
     const relevance = focus ? content.filter((t) => focus.has(t)).length : 1;
-    const score = relevance === 0 ? -1 : content.reduce((a, t) => a + (freq.get(t) ?? 0), 0) / Math.sqrt(ts.length + 1) + (CUE.test(s.text) ? 1 : 0);
+    const score =
+      relevance === 0 ? -1 : content.reduce((a, t) => a + (freq.get(t) ?? 0), 0) / Math.sqrt(ts.length + 1) + (CUE.test(s.text) ? 1 : 0);
     return { s, i, score };
   });
   return scored
@@ -129,17 +147,28 @@ export class ExtractiveSummariser implements Summariser {
     this.noteLanguage(ctx);
     const sentences = sentencesOf(words);
     const people = personWords(ctx.participants);
-    const phrases = distinctPhrases(keyPhrases(sentences.map((s) => s.text), withExtra(STOPWORDS, people)), 2);
+    const phrases = distinctPhrases(
+      keyPhrases(
+        sentences.map((s) => s.text),
+        withExtra(STOPWORDS, people),
+      ),
+      2,
+    );
     let title = titleFrom(phrases);
     if (title.length < 8) title = cleanTitle(`Discussion of ${phrases[0] ?? "the meeting"}`);
-    const summary = topSentences(sentences, 2).map((s) => render(s, ctx.participants)).join(" ");
+    const summary = topSentences(sentences, 2)
+      .map((s) => render(s, ctx.participants))
+      .join(" ");
     return Promise.resolve({ title, summary: summary || title });
   }
 
   title(topicTitles: readonly string[], ctx: SummaryContext): Promise<string | null> {
     if (topicTitles.length === 0) return Promise.resolve(null);
     const people = personWords(ctx.participants);
-    const ranked = keyPhrases(topicTitles.flatMap((t) => t.split(/,| and /i)), withExtra(TITLE_STOPWORDS, people));
+    const ranked = keyPhrases(
+      topicTitles.flatMap((t) => t.split(/,| and /i)),
+      withExtra(TITLE_STOPWORDS, people),
+    );
     const title = titleFrom(distinctPhrases(ranked, 2));
     return Promise.resolve(title || cleanTitle(topicTitles[0]!));
   }
@@ -151,16 +180,27 @@ export class ExtractiveSummariser implements Summariser {
     if (sentences.length === 0) return Promise.resolve({ subjects: [], shortSummary: null, longSummary: null, actionItems: null });
     const max = input.durationSeconds === undefined ? 6 : computeMaxSubjects(input.durationSeconds);
     const people = personWords(ctx.participants);
-    const subjectsPhrases = distinctPhrases(keyPhrases(sentences.map((s) => s.text), withExtra(STOPWORDS, people)), max);
+    const subjectsPhrases = distinctPhrases(
+      keyPhrases(
+        sentences.map((s) => s.text),
+        withExtra(STOPWORDS, people),
+      ),
+      max,
+    );
     const subjects: SubjectSummary[] = subjectsPhrases.map((phrase) => ({
       subject: cleanTitle(phrase),
-      summary: topSentences(sentences, 2, new Set(phrase.split(" "))).map((s) => render(s, ctx.participants)).join(" "),
+      summary: topSentences(sentences, 2, new Set(phrase.split(" ")))
+        .map((s) => render(s, ctx.participants))
+        .join(" "),
     }));
-    const recap = topSentences(sentences, 3).map((s) => render(s, ctx.participants)).join(" ");
+    const recap = topSentences(sentences, 3)
+      .map((s) => render(s, ctx.participants))
+      .join(" ");
     const actionItems = extractActionItems(sentences, ctx.participants);
     // With no model to write paragraphs, the decisions and tasks themselves go into the summary.
     const sections = [...subjects];
-    if (actionItems.decisions.length) sections.push({ subject: "Decisions", summary: actionItems.decisions.map((d) => `${d.decision}.`).join(" ") });
+    if (actionItems.decisions.length)
+      sections.push({ subject: "Decisions", summary: actionItems.decisions.map((d) => `${d.decision}.`).join(" ") });
     if (actionItems.next_steps.length) {
       sections.push({
         subject: "Next steps",
@@ -177,7 +217,10 @@ export class ExtractiveSummariser implements Summariser {
 
   private noteLanguage(ctx: SummaryContext): void {
     if (ctx.sourceLanguage !== ctx.targetLanguage) {
-      this.logger?.info({ source: ctx.sourceLanguage, target: ctx.targetLanguage }, "extractive summaries stay in the transcript's language");
+      this.logger?.info(
+        { source: ctx.sourceLanguage, target: ctx.targetLanguage },
+        "extractive summaries stay in the transcript's language",
+      );
     }
   }
 }
@@ -197,7 +240,8 @@ function render(s: Sentence, participants: readonly Participant[]): string {
   return `${speakerName(s.speaker, participants)}: ${sentence}`;
 }
 
-const CALENDAR = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b/g;
+const CALENDAR =
+  /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b/g;
 
 export function properCase(text: string, participants: readonly Participant[]): string {
   let out = text.replace(/\bi\b/g, "I").replace(/\bi'(m|ll|d|ve)\b/g, "I'$1");
@@ -223,7 +267,10 @@ const DEADLINE =
 /** A future commitment after its subject: " will", " is going to", or the contraction "'ll". */
 const MODAL = "(?:\\s+(?:will|shall|is going to|are going to|am going to|needs? to|has to|have to|must|should)|'ll)";
 /** A subject starting a new clause: where one extracted item stops and the next begins. */
-const CLAUSE_BREAK = new RegExp(`\\s(?:and\\s+|then\\s+|so\\s+|but\\s+)?(?:i|we|you|he|she|they|[a-z]+)${MODAL}\\s|\\s(?:we|i)\\s+(?:also\\s+)?(?:decided|agreed)\\s|\\s(?:let's|let us)\\s`, "i");
+const CLAUSE_BREAK = new RegExp(
+  `\\s(?:and\\s+|then\\s+|so\\s+|but\\s+)?(?:i|we|you|he|she|they|[a-z]+)${MODAL}\\s|\\s(?:we|i)\\s+(?:also\\s+)?(?:decided|agreed)\\s|\\s(?:let's|let us)\\s`,
+  "i",
+);
 
 interface Found {
   kind: "decision" | "task";
@@ -234,13 +281,20 @@ interface Found {
 
 /** Decisions and tasks one sentence states, with who they belong to. */
 export function findItems(sentenceText: string, participantNames: readonly string[]): Found[] {
-  const text = ` ${sentenceText.toLowerCase().replace(/[.?!…;:]+/g, " ").replace(/\s+/g, " ").trim()} `;
+  const text = ` ${sentenceText
+    .toLowerCase()
+    .replace(/[.?!…;:]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()} `;
   const names = participantNames.map((n) => n.toLowerCase()).filter((n) => /^[\p{L}' -]+$/u.test(n));
   const subject = `(i|we|you|the team|${names.map(escapeRe).join("|") || "\\u0000"})`;
   const found: { at: number; item: Found }[] = [];
   const rules: { re: RegExp; make: (m: RegExpExecArray) => Found | null }[] = [
     {
-      re: new RegExp(`\\s${subject}\\s+(?:have\\s+|had\\s+)?(?:also\\s+|just\\s+)?(?:decided|agreed|chose|settled)\\s+(?:to|that|on)\\s+(.+)`, "gi"),
+      re: new RegExp(
+        `\\s${subject}\\s+(?:have\\s+|had\\s+)?(?:also\\s+|just\\s+)?(?:decided|agreed|chose|settled)\\s+(?:to|that|on)\\s+(.+)`,
+        "gi",
+      ),
       make: (m) => ({ kind: "decision", who: owner(m[1]!), what: m[2]! }),
     },
     {

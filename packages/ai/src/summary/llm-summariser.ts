@@ -4,7 +4,17 @@
 import { z } from "zod";
 import { isAppError } from "@scribe/kit";
 import type { Logger } from "@scribe/kit";
-import type { ActionItems, Llm, MeetingSummary, SubjectSummary, Summariser, SummaryContext, SummaryInput, TopicSummary, Word } from "../types";
+import type {
+  ActionItems,
+  Llm,
+  MeetingSummary,
+  SubjectSummary,
+  Summariser,
+  SummaryContext,
+  SummaryInput,
+  TopicSummary,
+  Word,
+} from "../types";
 import { computeMaxSubjects } from "./chunking";
 import {
   ACTION_ITEMS_PROMPT,
@@ -31,7 +41,10 @@ export const ParticipantsAnswer = z.object({
   total_speakers: z.number().int().nullish(),
   mentioned_only: z.array(z.string()).default([]),
 });
-const nullableText = z.string().nullish().transform((v) => (v && v.trim() ? v.trim() : null));
+const nullableText = z
+  .string()
+  .nullish()
+  .transform((v) => (v && v.trim() ? v.trim() : null));
 export const ActionItemsAnswer = z.object({
   decisions: z.array(z.object({ decision: z.string().min(1), rationale: nullableText, decided_by: nullableText })).default([]),
   next_steps: z
@@ -58,8 +71,14 @@ export class LlmSummariser implements Summariser {
   async title(topicTitles: readonly string[], ctx: SummaryContext): Promise<string | null> {
     if (topicTitles.length === 0) return null;
     const prompt = `${TITLE_PROMPT}\n\n${contextInstructions(ctx, names(ctx))}`;
-    const answer = await this.llm.completeText(prompt, [topicTitles.map((t) => `- ${t}`).join("\n")], { temperature: 0.5, label: "Title generator" });
-    const line = answer.split("\n").map((l) => l.trim()).find(Boolean);
+    const answer = await this.llm.completeText(prompt, [topicTitles.map((t) => `- ${t}`).join("\n")], {
+      temperature: 0.5,
+      label: "Title generator",
+    });
+    const line = answer
+      .split("\n")
+      .map((l) => l.trim())
+      .find(Boolean);
     return line ? cleanTitle(line) : null;
   }
 
@@ -75,7 +94,9 @@ export class LlmSummariser implements Summariser {
 
     const max = input.durationSeconds === undefined ? DEFAULT_MAX_SUBJECTS : computeMaxSubjects(input.durationSeconds);
     const subjects = await this.tolerant("subjects", [] as string[], async () =>
-      (await this.llm.completeJson(`${ask(subjectsPrompt(max))}\n\n# Transcript\n${transcript}`, SubjectsAnswer, { label: "Subjects" })).subjects
+      (
+        await this.llm.completeJson(`${ask(subjectsPrompt(max))}\n\n# Transcript\n${transcript}`, SubjectsAnswer, { label: "Subjects" })
+      ).subjects
         .map((s) => s.trim())
         .filter(Boolean)
         .slice(0, max),
@@ -88,12 +109,16 @@ export class LlmSummariser implements Summariser {
       summaries.push({ subject, summary: paragraph });
     }
     const recap = summaries.length
-      ? await this.llm.completeText(ask(RECAP_PROMPT), [summaries.map((s) => `${s.subject}: ${s.summary}`).join("\n\n")], { label: "Recap summarizer" })
+      ? await this.llm.completeText(ask(RECAP_PROMPT), [summaries.map((s) => `${s.subject}: ${s.summary}`).join("\n\n")], {
+          label: "Recap summarizer",
+        })
       : "";
 
     const actionItems = await this.tolerant("action items", null, async () =>
       withParticipantIds(
-        await this.llm.completeJson(`${ask(ACTION_ITEMS_PROMPT)}\n\n# Transcript\n${transcript}`, ActionItemsAnswer, { label: "Action items" }),
+        await this.llm.completeJson(`${ask(ACTION_ITEMS_PROMPT)}\n\n# Transcript\n${transcript}`, ActionItemsAnswer, {
+          label: "Action items",
+        }),
         ctx,
       ),
     );
@@ -107,9 +132,13 @@ export class LlmSummariser implements Summariser {
 
   private async identifyParticipants(transcript: string, ctx: SummaryContext): Promise<string[]> {
     return this.tolerant("participants", [] as string[], async () => {
-      const a = await this.llm.completeJson(`${PARTICIPANTS_PROMPT}\n\n${contextInstructions(ctx, [])}\n\n# Transcript\n${transcript}`, ParticipantsAnswer, {
-        label: "Participant identifier",
-      });
+      const a = await this.llm.completeJson(
+        `${PARTICIPANTS_PROMPT}\n\n${contextInstructions(ctx, [])}\n\n# Transcript\n${transcript}`,
+        ParticipantsAnswer,
+        {
+          label: "Participant identifier",
+        },
+      );
       return [...new Set([...a.participants.map((p) => p.name.trim()), ...a.mentioned_only.map((n) => n.trim())])].filter(Boolean);
     });
   }
@@ -138,7 +167,12 @@ export function withParticipantIds(answer: z.infer<typeof ActionItemsAnswer>, ct
   return {
     decisions: answer.decisions.map((d) => {
       const who = matchParticipant(d.decided_by, ctx.participants);
-      return { decision: d.decision.trim(), rationale: d.rationale, decided_by: who?.name ?? d.decided_by, decided_by_participant_id: who?.id ?? null };
+      return {
+        decision: d.decision.trim(),
+        rationale: d.rationale,
+        decided_by: who?.name ?? d.decided_by,
+        decided_by_participant_id: who?.id ?? null,
+      };
     }),
     next_steps: answer.next_steps.map((s) => {
       const who = matchParticipant(s.assigned_to, ctx.participants);

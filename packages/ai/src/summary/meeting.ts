@@ -26,7 +26,14 @@ export async function detectTopics(
     const { title, summary } = await summariser.topic(chunk, ctx);
     const first = chunk[0]!;
     const last = chunk[chunk.length - 1]!;
-    topics.push({ title, summary, timestamp: first.start, duration: last.end - first.start, transcript: chunk.map((w) => w.text).join(""), words: chunk });
+    topics.push({
+      title,
+      summary,
+      timestamp: first.start,
+      duration: last.end - first.start,
+      transcript: chunk.map((w) => w.text).join(""),
+      words: chunk,
+    });
   }
   return topics;
 }
@@ -44,7 +51,10 @@ export async function summariseMeeting(
   opts: { durationSeconds?: number } = {},
 ): Promise<MeetingResult> {
   const topics = await detectTopics(words, summariser, ctx, opts);
-  const title = await summariser.title(topics.map((t) => t.title), ctx);
+  const title = await summariser.title(
+    topics.map((t) => t.title),
+    ctx,
+  );
   const summary = topics.length
     ? await summariser.summary({ words, ctx, ...(opts.durationSeconds !== undefined ? { durationSeconds: opts.durationSeconds } : {}) })
     : { subjects: [], shortSummary: null, longSummary: null, actionItems: null };

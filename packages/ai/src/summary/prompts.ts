@@ -11,7 +11,7 @@ export const TOPIC_PROMPT = [
 
 export const TITLE_PROMPT = [
   "Below are the titles of the topics of one meeting. Write one concise title for the whole",
-  "meeting, at most 10 words, as a noun phrase. Avoid generic words such as \"meeting\" or",
+  'meeting, at most 10 words, as a noun phrase. Avoid generic words such as "meeting" or',
   '"discussion". Prefer the most significant topic, or combine two. Ignore small talk.',
   "Answer with the title alone on a single line.",
 ].join("\n");
@@ -57,8 +57,8 @@ export const ACTION_ITEMS_PROMPT = [
   "Decisions: every decision, choice or conclusion reached, even an implicit one. For each: what",
   "was decided (specifically), who decided or was involved (participant names), and why.",
   "",
-  "Next steps: every task, follow-up or commitment, even a minor one (\"I'll do X\", \"we should",
-  "do Y\"). For each: the concrete task (without a leading label such as \"Action:\" or \"TODO:\"),",
+  'Next steps: every task, follow-up or commitment, even a minor one ("I\'ll do X", "we should',
+  'do Y"). For each: the concrete task (without a leading label such as "Action:" or "TODO:"),',
   'who is responsible (a participant name, "team", or null), the deadline or timeframe if one was',
   "mentioned, and any context needed to understand it.",
   "",
@@ -83,7 +83,7 @@ export function contextInstructions(ctx: SummaryContext, names: readonly string[
       [
         "# Participants",
         `The people in this conversation are: ${names.join(", ")}.`,
-        "Refer to people by these names, never as \"a participant\", \"someone\" or \"Speaker 1\".",
+        'Refer to people by these names, never as "a participant", "someone" or "Speaker 1".',
       ].join("\n"),
     );
   }

@@ -34,4 +34,16 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean);
 export const STOPWORDS: ReadonlySet<string> = new Set([...words(FUNCTION_WORDS), ...words(CONVERSATION), ...words(COMMON_VERBS)]);
 
 /** Titles also avoid words that say nothing about a meeting ("Meeting", "Discussion"). */
-export const TITLE_STOPWORDS: ReadonlySet<string> = new Set([...STOPWORDS, "meeting", "meetings", "discussion", "discussions", "update", "updates", "call", "sync", "review", "overview"]);
+export const TITLE_STOPWORDS: ReadonlySet<string> = new Set([
+  ...STOPWORDS,
+  "meeting",
+  "meetings",
+  "discussion",
+  "discussions",
+  "update",
+  "updates",
+  "call",
+  "sync",
+  "review",
+  "overview",
+]);

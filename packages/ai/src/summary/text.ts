@@ -52,10 +52,13 @@ export function transcriptText(words: readonly Word[], participants: readonly Pa
  * longer than 3 characters, lower-case the rest.
  */
 export function cleanTitle(title: string): string {
-  const words = title.trim().replace(/^["'“”‘’]+|["'“”‘’]+$/g, "").trim().split(/\s+/).filter(Boolean);
-  return words
-    .map((w, i) => (i === 0 || w.length > 3 ? w.charAt(0).toUpperCase() + w.slice(1).toLowerCase() : w.toLowerCase()))
-    .join(" ");
+  const words = title
+    .trim()
+    .replace(/^["'“”‘’]+|["'“”‘’]+$/g, "")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  return words.map((w, i) => (i === 0 || w.length > 3 ? w.charAt(0).toUpperCase() + w.slice(1).toLowerCase() : w.toLowerCase())).join(" ");
 }
 
 export interface MatchedParticipant {

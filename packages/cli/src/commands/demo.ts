@@ -36,7 +36,10 @@ export interface DemoTranscript {
   status: string;
   title: string | null;
   short_summary: string | null;
-  action_items: { decisions: { decision: string }[]; next_steps: { task: string; assigned_to: string | null; deadline: string | null }[] } | null;
+  action_items: {
+    decisions: { decision: string }[];
+    next_steps: { task: string; assigned_to: string | null; deadline: string | null }[];
+  } | null;
   /** "Speaker: text" lines. */
   transcript: string;
 }
@@ -92,15 +95,24 @@ async function reach<T>(opts: DemoOptions, what: string, pending: Promise<T>): P
 export async function signIn(opts: DemoOptions): Promise<Session> {
   const anonymous = createScribeClient({ baseUrl: opts.apiUrl });
   const health = await reach(opts, "Scribe", anonymous.GET("/health"));
-  if (health.response.status !== 200) throw new DemoError(`Scribe at ${opts.apiUrl} is not healthy: /health answered ${health.response.status}`);
+  if (health.response.status !== 200)
+    throw new DemoError(`Scribe at ${opts.apiUrl} is not healthy: /health answered ${health.response.status}`);
   const session = (token: string): Session => ({ opts, token, api: createScribeClient({ baseUrl: opts.apiUrl, token }) });
   if (opts.token) return session(opts.token);
-  const { data, error, response } = await reach(opts, "login", anonymous.POST("/v1/auth/login", { body: { email: opts.email, password: opts.password } }));
+  const { data, error, response } = await reach(
+    opts,
+    "login",
+    anonymous.POST("/v1/auth/login", { body: { email: opts.email, password: opts.password } }),
+  );
   if (response.status === 404) {
-    throw new DemoError("login failed: this Scribe does not use password sign-in (AUTH_BACKEND is not password); pass --token <bearer token> instead");
+    throw new DemoError(
+      "login failed: this Scribe does not use password sign-in (AUTH_BACKEND is not password); pass --token <bearer token> instead",
+    );
   }
   if (!data) {
-    throw new DemoError(`login failed for ${opts.email}: ${response.status} ${detail(error)} (set --email/--password, or ADMIN_EMAIL/ADMIN_PASSWORD)`);
+    throw new DemoError(
+      `login failed for ${opts.email}: ${response.status} ${detail(error)} (set --email/--password, or ADMIN_EMAIL/ADMIN_PASSWORD)`,
+    );
   }
   opts.print(`signed in as ${opts.email}`);
   return session(data.access_token);
@@ -140,19 +152,29 @@ export async function createMeeting(s: Session): Promise<DemoMeeting> {
 /** Ask the Daily simulator to hold the meeting: speakers join, talk (synthesised), leave; the recording goes to Scribe. */
 export async function holdMeeting(s: Session, m: DemoMeeting, script: MeetingScript): Promise<void> {
   const { opts } = s;
-  opts.print(`holding a ${script.speakers.length}-person meeting on the Daily simulator (${script.speakers.map((p) => p.name).join(", ")}); synthesising speech…`);
+  opts.print(
+    `holding a ${script.speakers.length}-person meeting on the Daily simulator (${script.speakers.map((p) => p.name).join(", ")}); synthesising speech…`,
+  );
   const res = await call(
     `${opts.simulatorUrl}/rooms/${encodeURIComponent(m.meeting.room_name)}/meeting`,
-    { method: "POST", headers: { authorization: `Bearer ${opts.simulatorKey}`, "content-type": "application/json" }, body: JSON.stringify({ script }) },
+    {
+      method: "POST",
+      headers: { authorization: `Bearer ${opts.simulatorKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ script }),
+    },
     "Daily simulator",
     "Run Scribe with `pnpm scribe dev` (it starts the simulator), or point --simulator at it.",
   );
   if (res.status === 404) {
-    throw new DemoError(`the Daily simulator at ${opts.simulatorUrl} does not know room ${m.meeting.room_name}: is Scribe's Daily platform (DAILY_API_URL) this simulator? \`pnpm scribe dev\` wires them together`);
+    throw new DemoError(
+      `the Daily simulator at ${opts.simulatorUrl} does not know room ${m.meeting.room_name}: is Scribe's Daily platform (DAILY_API_URL) this simulator? \`pnpm scribe dev\` wires them together`,
+    );
   }
   if (res.status !== 200) throw new DemoError(`the Daily simulator could not hold the meeting: ${res.status} ${detail(res.body)}`);
   const seconds = Number(res.body.duration_seconds);
-  opts.print(`meeting held: ${seconds.toFixed(0)} s, ${String(res.body.words)} words; recording ${String(res.body.recording_id)} sent to Scribe`);
+  opts.print(
+    `meeting held: ${seconds.toFixed(0)} s, ${String(res.body.words)} words; recording ${String(res.body.recording_id)} sent to Scribe`,
+  );
 }
 
 /** Poll the transcript list for the meeting's transcript until it is ended, printing each status change. */
@@ -162,7 +184,11 @@ export async function waitForTranscript(s: Session, m: DemoMeeting): Promise<str
   let last = "no transcript yet";
   opts.print(`waiting for the transcript (up to ${Math.round(opts.timeoutMs / 1000)} s)…`);
   for (;;) {
-    const res = await reach(opts, "listing transcripts", s.api.GET("/v1/transcripts", { params: { query: { room_id: m.room.id, size: 100 } } }));
+    const res = await reach(
+      opts,
+      "listing transcripts",
+      s.api.GET("/v1/transcripts", { params: { query: { room_id: m.room.id, size: 100 } } }),
+    );
     if (!res.data) throw new DemoError(`listing transcripts failed: ${res.response.status} ${detail(res.error)}`);
     const item = res.data.items.find((t) => t.meeting_id === m.meeting.id);
     const status = item ? item.status : "no transcript yet";
@@ -172,12 +198,16 @@ export async function waitForTranscript(s: Session, m: DemoMeeting): Promise<str
     }
     if (item && status === "ended") return item.id;
     if (item && status === "error") {
-      throw new DemoError(`processing of transcript ${item.id} failed (status error): see \`pnpm scribe runs list\` and \`pnpm scribe runs show <run id>\``);
+      throw new DemoError(
+        `processing of transcript ${item.id} failed (status error): see \`pnpm scribe runs list\` and \`pnpm scribe runs show <run id>\``,
+      );
     }
     if (Date.now() > deadline) {
       throw new DemoError(
         `timed out after ${Math.round(opts.timeoutMs / 1000)} s waiting for the transcript of meeting ${m.meeting.id}; last status: ${last}. ` +
-          (item ? "" : "No transcript was made from the recording: is the transcription service running (`scribe dev` runs every service)? ") +
+          (item
+            ? ""
+            : "No transcript was made from the recording: is the transcription service running (`scribe dev` runs every service)? ") +
           "See `pnpm scribe runs list --status running` (and `pnpm scribe runs show <id>`), `pnpm scribe streams`, or raise --timeout",
       );
     }
@@ -206,14 +236,28 @@ export async function fetchTranscript(s: Session, id: string): Promise<DemoTrans
 }
 
 export function renderTranscript(t: DemoTranscript, firstLines = 8): string {
-  const out = ["", `Title:    ${t.title ?? "(none)"}`, `URL:      ${t.url}`, "", "Summary:", `  ${t.short_summary ?? "(none)"}`, "", "Action items:"];
+  const out = [
+    "",
+    `Title:    ${t.title ?? "(none)"}`,
+    `URL:      ${t.url}`,
+    "",
+    "Summary:",
+    `  ${t.short_summary ?? "(none)"}`,
+    "",
+    "Action items:",
+  ];
   const decisions = t.action_items?.decisions ?? [];
   const steps = t.action_items?.next_steps ?? [];
   if (decisions.length === 0 && steps.length === 0) out.push("  (none)");
   for (const d of decisions) out.push(`  decision: ${d.decision}`);
-  for (const n of steps) out.push(`  next step: ${n.assigned_to ? `${n.assigned_to}: ` : ""}${n.task}${n.deadline ? ` (${n.deadline})` : ""}`);
+  for (const n of steps)
+    out.push(`  next step: ${n.assigned_to ? `${n.assigned_to}: ` : ""}${n.task}${n.deadline ? ` (${n.deadline})` : ""}`);
   const lines = t.transcript.split("\n").filter(Boolean);
-  out.push("", `Transcript (first ${Math.min(firstLines, lines.length)} of ${lines.length} lines):`, ...lines.slice(0, firstLines).map((l) => `  ${l}`));
+  out.push(
+    "",
+    `Transcript (first ${Math.min(firstLines, lines.length)} of ${lines.length} lines):`,
+    ...lines.slice(0, firstLines).map((l) => `  ${l}`),
+  );
   return out.join("\n");
 }
 
@@ -234,22 +278,32 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FLAGS = ["url", "simulator", "simulator-key", "email", "password", "token", "room", "timeout", "ui"] as const;
 
 /** Flags, then the environment, then the dev stack's defaults. */
-export function demoOptions(args: string[], env: Record<string, string | undefined>, print: (line: string) => void = console.log): DemoOptions {
+export function demoOptions(
+  args: string[],
+  env: Record<string, string | undefined>,
+  print: (line: string) => void = console.log,
+): DemoOptions {
   const flags: Partial<Record<(typeof FLAGS)[number], string>> = {};
   for (let i = 0; i < args.length; i++) {
     const name = args[i]!.replace(/^--/, "") as (typeof FLAGS)[number];
-    if (!args[i]!.startsWith("--") || !FLAGS.includes(name)) throw new DemoError(`unknown argument ${args[i]}; flags: ${FLAGS.map((f) => `--${f}`).join(" ")}`);
+    if (!args[i]!.startsWith("--") || !FLAGS.includes(name))
+      throw new DemoError(`unknown argument ${args[i]}; flags: ${FLAGS.map((f) => `--${f}`).join(" ")}`);
     const value = args[++i];
     if (value === undefined) throw new DemoError(`--${name} needs a value`);
     flags[name] = value;
   }
   const pick = (flag: (typeof FLAGS)[number], envName: string, fallback: string) => flags[flag] ?? (env[envName] || fallback);
   const timeout = Number(pick("timeout", "DEMO_TIMEOUT_SECONDS", "900"));
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new DemoError(`--timeout: expected seconds, got ${JSON.stringify(flags.timeout ?? env.DEMO_TIMEOUT_SECONDS)}`);
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new DemoError(`--timeout: expected seconds, got ${JSON.stringify(flags.timeout ?? env.DEMO_TIMEOUT_SECONDS)}`);
   const token = flags.token ?? env.SCRIBE_TOKEN;
   return {
     apiUrl: pick("url", "SCRIBE_URL", `http://127.0.0.1:${env.PORT || DEV_DEFAULTS.PORT}`).replace(/\/$/, ""),
-    simulatorUrl: pick("simulator", "DAILY_SIMULATOR_URL", `http://127.0.0.1:${env.DEV_DAILY_PORT || DEV_DEFAULTS.DEV_DAILY_PORT}/_control`).replace(/\/$/, ""),
+    simulatorUrl: pick(
+      "simulator",
+      "DAILY_SIMULATOR_URL",
+      `http://127.0.0.1:${env.DEV_DAILY_PORT || DEV_DEFAULTS.DEV_DAILY_PORT}/_control`,
+    ).replace(/\/$/, ""),
     simulatorKey: pick("simulator-key", "DAILY_SIMULATOR_KEY", DEV_DEFAULTS.DAILY_API_KEY),
     email: pick("email", "ADMIN_EMAIL", DEV_DEFAULTS.ADMIN_EMAIL),
     password: pick("password", "ADMIN_PASSWORD", DEV_DEFAULTS.ADMIN_PASSWORD),

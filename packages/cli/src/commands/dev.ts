@@ -40,7 +40,8 @@ function port(env: Env, name: "DEV_DAILY_PORT" | "DEV_WHEREBY_PORT"): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return DEV_DEFAULTS[name];
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}: expected a port number (0 = any free port), got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name}: expected a port number (0 = any free port), got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -48,7 +49,8 @@ async function listening<T>(what: string, envName: string, p: number, start: () 
   try {
     return await start();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`${what}: port ${p} is in use (${envName} picks another)`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code === "EADDRINUSE")
+      throw new Error(`${what}: port ${p} is in use (${envName} picks another)`, { cause: e });
     throw e;
   }
 }
@@ -75,7 +77,12 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
   let whereby: WherebySimulator;
   try {
     whereby = await listening("Whereby simulator", "DEV_WHEREBY_PORT", wherebyPort, () =>
-      startWherebySimulator({ storage, port: wherebyPort, apiKey: DEV_DEFAULTS.WHEREBY_API_KEY, webhookSecret: DEV_DEFAULTS.WHEREBY_WEBHOOK_SECRET }),
+      startWherebySimulator({
+        storage,
+        port: wherebyPort,
+        apiKey: DEV_DEFAULTS.WHEREBY_API_KEY,
+        webhookSecret: DEV_DEFAULTS.WHEREBY_WEBHOOK_SECRET,
+      }),
     );
   } catch (e) {
     await daily.close();
@@ -123,7 +130,10 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
       row("sign in", signIn),
       row("Daily sim", `${daily.url}   control API ${daily.controlUrl}   (bearer ${daily.apiKey})`),
       row("Whereby sim", whereby.url),
-      row("storage", `${storage.TRANSCRIPT_STORAGE_BACKEND} ${storage.TRANSCRIPT_STORAGE_BACKEND === "local" ? storage.STORAGE_LOCAL_ROOT : storage.TRANSCRIPT_STORAGE_AWS_ENDPOINT_URL}`),
+      row(
+        "storage",
+        `${storage.TRANSCRIPT_STORAGE_BACKEND} ${storage.TRANSCRIPT_STORAGE_BACKEND === "local" ? storage.STORAGE_LOCAL_ROOT : storage.TRANSCRIPT_STORAGE_AWS_ENDPOINT_URL}`,
+      ),
       row("services", running.services.map((s) => s.name).join(", ")),
       "",
       "Play a meeting and get its transcript:   pnpm scribe demo",

@@ -81,20 +81,24 @@ export async function redriveDeadLetters(bus: Bus, seqs: number[]): Promise<{ re
   return { redriven, missing };
 }
 
-export async function dlqCommand(env: Env, args: { action: string; consumer?: string; seqs: number[]; all?: boolean }, out: (line: string) => void = console.log): Promise<void> {
+export async function dlqCommand(
+  env: Env,
+  args: { action: string; consumer?: string; seqs: number[]; all?: boolean },
+  out: (line: string) => void = console.log,
+): Promise<void> {
   await withBus(env, async (bus) => {
     if (args.action === "list") {
       const letters = await listDeadLetters(bus, { consumer: args.consumer });
       if (letters.length === 0) out("no dead letters");
       for (const l of letters) {
-        out(`#${l.seq} ${l.time} consumer=${l.consumer} event=${l.eventType ?? "?"}/${l.eventId ?? "?"} from=${l.stream}#${l.streamSeq} deliveries=${l.deliveries}\n    ${l.reason}`);
+        out(
+          `#${l.seq} ${l.time} consumer=${l.consumer} event=${l.eventType ?? "?"}/${l.eventId ?? "?"} from=${l.stream}#${l.streamSeq} deliveries=${l.deliveries}\n    ${l.reason}`,
+        );
       }
       return;
     }
     if (args.action === "redrive") {
-      const seqs = args.all || args.consumer
-        ? (await listDeadLetters(bus, { consumer: args.consumer })).map((l) => l.seq)
-        : args.seqs;
+      const seqs = args.all || args.consumer ? (await listDeadLetters(bus, { consumer: args.consumer })).map((l) => l.seq) : args.seqs;
       if (seqs.length === 0) throw new Error("name dead letters to redrive: sequence numbers, --consumer <name> or --all");
       const { redriven, missing } = await redriveDeadLetters(bus, seqs);
       out(`redriven: ${redriven.length}${missing.length ? `; not found: ${missing.join(", ")}` : ""}`);
@@ -116,7 +120,12 @@ export const dlqCli: CliCommand = {
       allowPositionals: true,
       options: { consumer: { type: "string" }, all: { type: "boolean" } },
     });
-    await dlqCommand(env, { action: positionals[0] ?? "list", consumer: values.consumer, all: values.all, seqs: positionals.slice(1).map(Number) });
+    await dlqCommand(env, {
+      action: positionals[0] ?? "list",
+      consumer: values.consumer,
+      all: values.all,
+      seqs: positionals.slice(1).map(Number),
+    });
     return 0;
   },
 };

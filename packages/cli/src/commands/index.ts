@@ -14,4 +14,18 @@ import { tailCli } from "./tail";
 import { upCli } from "./up";
 import { webhooksCli } from "./webhooks";
 
-export const COMMANDS: CliCommand[] = [migrateCli, upCli, devCli, demoCli, streamsCli, tailCli, dlqCli, runsCli, replayCli, recordingsCli, webhooksCli, configCli, hashPasswordCli];
+export const COMMANDS: CliCommand[] = [
+  migrateCli,
+  upCli,
+  devCli,
+  demoCli,
+  streamsCli,
+  tailCli,
+  dlqCli,
+  runsCli,
+  replayCli,
+  recordingsCli,
+  webhooksCli,
+  configCli,
+  hashPasswordCli,
+];

@@ -8,7 +8,10 @@ export async function migrateCommand(env: Env, out: (line: string) => void = con
   for (const service of SERVICES) {
     const sql = connectDb(config.DATABASE_URL, { schema: service.name, max: 1 });
     try {
-      const applied = await migrate(sql, { schema: service.name, migrations: serviceMigrations(service.name, { shared: service.sharedMigrations }) });
+      const applied = await migrate(sql, {
+        schema: service.name,
+        migrations: serviceMigrations(service.name, { shared: service.sharedMigrations }),
+      });
       out(`${service.name}: ${applied.length ? `applied ${applied.join(", ")}` : "up to date"}`);
     } finally {
       await sql.end({ timeout: 5 });

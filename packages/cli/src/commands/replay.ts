@@ -41,7 +41,9 @@ export function progressPrinter(out: Out, now: () => number = Date.now): (p: Reb
     const rate = `${Math.round(p.eventsPerSecond).toLocaleString("en-US")} events/s`;
     if (p.phase === "build") {
       const pct = p.total > 0 ? ` (${Math.floor((100 * p.done) / p.total)}%)` : "";
-      out(`building: ${p.stream} ${p.done.toLocaleString("en-US")}/${p.total.toLocaleString("en-US")} events${pct}, ${rate}, ${p.failed} failed`);
+      out(
+        `building: ${p.stream} ${p.done.toLocaleString("en-US")}/${p.total.toLocaleString("en-US")} events${pct}, ${rate}, ${p.failed} failed`,
+      );
     } else if (p.phase === "indexes") out("building indexes of the new tables");
     else if (p.phase === "swap") out(`swapping: ${p.stream} ${p.done} events that arrived during the build folded`);
     else out(`done: ${p.done.toLocaleString("en-US")} events, ${rate}, ${p.failed} failed`);
@@ -56,7 +58,9 @@ export async function rebuildCommand(env: Env, out: Out = console.log): Promise<
   try {
     await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
     const report = await rebuildReadModel({ sql, bus, log, onProgress: progressPrinter(out) });
-    out(`read model swapped in: ${report.transcripts} transcripts from ${report.events} events (${report.caughtUp} during the swap) in ${report.seconds.toFixed(1)} s`);
+    out(
+      `read model swapped in: ${report.transcripts} transcripts from ${report.events} events (${report.caughtUp} during the swap) in ${report.seconds.toFixed(1)} s`,
+    );
     for (const f of report.failed) out(`  not applied: ${f.stream} seq ${f.seq} event ${f.eventId ?? "?"}: ${f.reason}`);
     return report;
   } finally {

@@ -70,7 +70,12 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
   try {
     switch (action) {
       case "list": {
-        const runs = await rpcCall(bus, ops.list, { caller, status: status?.data, workflow: values.workflow, subject: values.subject, limit }, rpcOpts);
+        const runs = await rpcCall(
+          bus,
+          ops.list,
+          { caller, status: status?.data, workflow: values.workflow, subject: values.subject, limit },
+          rpcOpts,
+        );
         print(runs, () => (runs.length ? runs.map(summaryLine) : ["no runs"]));
         return 0;
       }
@@ -119,7 +124,9 @@ function detailLines(r: RunDetail): string[] {
     const timing = s.durationMs !== null ? `  ${s.durationMs} ms` : s.startedAt ? `  started ${s.startedAt}` : "";
     const retry = s.nextAttemptAt && s.status === "queued" ? `  next attempt ${s.nextAttemptAt}` : "";
     const error = s.lastError ? `  last error: ${oneLine(s.lastError)}` : "";
-    lines.push(`  ${name}  ${s.status}  attempts ${s.attempts}/${s.maxAttempts}  queue=${s.queue}${s.worker ? `  worker=${s.worker}` : ""}${timing}${retry}${error}`);
+    lines.push(
+      `  ${name}  ${s.status}  attempts ${s.attempts}/${s.maxAttempts}  queue=${s.queue}${s.worker ? `  worker=${s.worker}` : ""}${timing}${retry}${error}`,
+    );
   }
   return lines;
 }

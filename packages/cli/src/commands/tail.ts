@@ -104,7 +104,13 @@ export const tailCli: CliCommand = {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { subject: { type: "string" }, "from-seq": { type: "string" }, since: { type: "string" }, limit: { type: "string" }, follow: { type: "boolean" } },
+      options: {
+        subject: { type: "string" },
+        "from-seq": { type: "string" },
+        since: { type: "string" },
+        limit: { type: "string" },
+        follow: { type: "boolean" },
+      },
     });
     if (!positionals[0]) throw new Error("name a stream: scribe tail ROOMS");
     const controller = new AbortController();

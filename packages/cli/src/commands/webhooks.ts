@@ -69,7 +69,12 @@ export async function webhooksCommand(argv: string[], env: Env, out: (line: stri
   const print = (v: unknown, text: () => string[]) => (values.json ? out(JSON.stringify(v, null, 2)) : text().forEach((l) => out(l)));
   try {
     if (action === "list") {
-      const rows = await rpcCall(bus, notifierOps.listDeliveries, { caller, channel: "webhook", room_id: values.room, status: status?.data, limit }, rpcOpts);
+      const rows = await rpcCall(
+        bus,
+        notifierOps.listDeliveries,
+        { caller, channel: "webhook", room_id: values.room, status: status?.data, limit },
+        rpcOpts,
+      );
       print(rows, () => (rows.length ? rows.map(summaryLine) : ["no webhook deliveries"]));
       return 0;
     }

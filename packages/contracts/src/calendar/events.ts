@@ -32,6 +32,12 @@ export const CalendarSyncFailed = z.object({
 export type CalendarSyncFailed = z.infer<typeof CalendarSyncFailed>;
 
 export const calendarEvents = [
-  defineEvent({ type: "calendar.sync.completed", stream: "CALENDAR", version: 1, data: CalendarSyncCompleted, aggregateId: (d) => d.room_id }),
+  defineEvent({
+    type: "calendar.sync.completed",
+    stream: "CALENDAR",
+    version: 1,
+    data: CalendarSyncCompleted,
+    aggregateId: (d) => d.room_id,
+  }),
   defineEvent({ type: "calendar.sync.failed", stream: "CALENDAR", version: 1, data: CalendarSyncFailed, aggregateId: (d) => d.room_id }),
 ] as const;

@@ -8,11 +8,7 @@ export interface RpcOp<Req extends z.ZodType = z.ZodType, Res extends z.ZodType 
   request: Req;
   response: Res;
 }
-export function defineOp<Req extends z.ZodType, Res extends z.ZodType>(
-  subject: string,
-  request: Req,
-  response: Res,
-): RpcOp<Req, Res> {
+export function defineOp<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res): RpcOp<Req, Res> {
   return { subject: `rpc.${subject}`, request, response };
 }
 export type RpcRequest<O extends RpcOp> = z.input<O["request"]>;

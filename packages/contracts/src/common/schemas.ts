@@ -12,9 +12,7 @@ export const ValidationError = z
   .openapi("ValidationError");
 export type ValidationError = z.infer<typeof ValidationError>;
 
-export const HTTPValidationError = z
-  .object({ detail: z.array(ValidationError).optional() })
-  .openapi("HTTPValidationError");
+export const HTTPValidationError = z.object({ detail: z.array(ValidationError).optional() }).openapi("HTTPValidationError");
 
 /** Every handler error body: {"detail": "<message>"}. */
 export const ErrorDetail = z.object({ detail: z.string() });

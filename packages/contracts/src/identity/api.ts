@@ -6,9 +6,7 @@ import { z } from "@hono/zod-openapi";
  * boolean: true only when the identity provider said so in the user's latest token; password-mode
  * users, API-key callers without a user row and tokens without the claim answer false.
  */
-export const UserInfo = z
-  .object({ sub: z.string(), email: z.string().nullable(), email_verified: z.boolean() })
-  .openapi("UserInfo");
+export const UserInfo = z.object({ sub: z.string(), email: z.string().nullable(), email_verified: z.boolean() }).openapi("UserInfo");
 export type UserInfo = z.infer<typeof UserInfo>;
 
 const apiKeyShape = {

@@ -56,11 +56,41 @@ export const meetingEvents = [
   defineEvent({ type: "meeting.deactivated", stream: "MEETINGS", version: 1, data: MeetingState, aggregateId: (d) => d.id }),
   /** Removed with its room, or by retention with its expired anonymous transcript; consent and participant records went with it. */
   defineEvent({ type: "meeting.deleted", stream: "MEETINGS", version: 1, data: MeetingState, aggregateId: (d) => d.id }),
-  defineEvent({ type: "meeting.participant.joined", stream: "MEETINGS", version: 1, data: MeetingParticipantSession, aggregateId: (d) => d.meeting_id }),
-  defineEvent({ type: "meeting.participant.left", stream: "MEETINGS", version: 1, data: MeetingParticipantSession, aggregateId: (d) => d.meeting_id }),
+  defineEvent({
+    type: "meeting.participant.joined",
+    stream: "MEETINGS",
+    version: 1,
+    data: MeetingParticipantSession,
+    aggregateId: (d) => d.meeting_id,
+  }),
+  defineEvent({
+    type: "meeting.participant.left",
+    stream: "MEETINGS",
+    version: 1,
+    data: MeetingParticipantSession,
+    aggregateId: (d) => d.meeting_id,
+  }),
   /** consent_given = true. */
-  defineEvent({ type: "meeting.consent.given", stream: "MEETINGS", version: 1, data: MeetingConsentRecorded, aggregateId: (d) => d.meeting_id }),
+  defineEvent({
+    type: "meeting.consent.given",
+    stream: "MEETINGS",
+    version: 1,
+    data: MeetingConsentRecorded,
+    aggregateId: (d) => d.meeting_id,
+  }),
   /** consent_given = false: a denial, or a signed-in user changing their answer to no. */
-  defineEvent({ type: "meeting.consent.withdrawn", stream: "MEETINGS", version: 1, data: MeetingConsentRecorded, aggregateId: (d) => d.meeting_id }),
-  defineEvent({ type: "meeting.email_recipient.added", stream: "MEETINGS", version: 1, data: MeetingEmailRecipientAdded, aggregateId: (d) => d.meeting.id }),
+  defineEvent({
+    type: "meeting.consent.withdrawn",
+    stream: "MEETINGS",
+    version: 1,
+    data: MeetingConsentRecorded,
+    aggregateId: (d) => d.meeting_id,
+  }),
+  defineEvent({
+    type: "meeting.email_recipient.added",
+    stream: "MEETINGS",
+    version: 1,
+    data: MeetingEmailRecipientAdded,
+    aggregateId: (d) => d.meeting.id,
+  }),
 ] as const;

@@ -44,7 +44,10 @@ export const RecordingAvailable = z.object({
   bucket: z.string(),
   tracks: z.array(RecordingTrack).default([]),
   /** The single file for kind `file` / `composed_video`. */
-  file: z.object({ key: z.string(), size: z.number().int().min(0).nullable() }).nullable().default(null),
+  file: z
+    .object({ key: z.string(), size: z.number().int().min(0).nullable() })
+    .nullable()
+    .default(null),
   recorded_at: z.iso.datetime({ offset: true }),
   duration_seconds: z.number().min(0).nullable(),
   /** The room's video option at meeting creation: keep video tracks only when true. */
@@ -72,7 +75,10 @@ export const RecordingReady = z.object({
   bucket: z.string(),
   /** Audio tracks only (video is never transcribed), in participant order. */
   tracks: z.array(RecordingTrack.omit({ kind: true })).default([]),
-  file: z.object({ key: z.string(), size: z.number().int().min(0).nullable() }).nullable().default(null),
+  file: z
+    .object({ key: z.string(), size: z.number().int().min(0).nullable() })
+    .nullable()
+    .default(null),
   /** Set for uploads: the existing transcript the file was uploaded to. */
   transcript_id: z.string().nullable().default(null),
   meeting_id: z.string().nullable().default(null),

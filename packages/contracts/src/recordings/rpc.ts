@@ -40,13 +40,24 @@ export const recordingsOps = {
   /** The gateway stored a chunk; the last one is assembled, probed and becomes a recording. */
   uploadChunkStored: defineOp(
     "recordings.upload_chunk_stored",
-    withCaller({ ...transcript, chunk_number: z.number().int().min(0), total_chunks: z.number().int().min(1), key: z.string(), size: z.number().int().min(0) }),
+    withCaller({
+      ...transcript,
+      chunk_number: z.number().int().min(0),
+      total_chunks: z.number().int().min(1),
+      key: z.string(),
+      size: z.number().int().min(0),
+    }),
     UploadChunkStored,
   ),
   /** Internal callers only. Idempotent: deletes every stored file of the named parts and marks them gone. */
   deleteMedia: defineOp(
     "recordings.delete_media",
-    withCaller({ recording_id: z.string().nullable().default(null), ...transcript, parts: z.array(MediaPart).min(1), reason: DeletionReason }),
+    withCaller({
+      recording_id: z.string().nullable().default(null),
+      ...transcript,
+      parts: z.array(MediaPart).min(1),
+      reason: DeletionReason,
+    }),
     DeleteMediaResult,
   ),
   /** Internal callers only: delete a recording's stored video (tracks and composed video), keep audio. */

@@ -29,8 +29,13 @@ const icsFetchInterval = z
   .int()
   .min(1)
   .max(ICS_FETCH_INTERVAL.max)
-  .refine((v) => v <= ICS_FETCH_INTERVAL.minutesUpTo || v >= ICS_FETCH_INTERVAL.min, "Input should be minutes (1 to 60) or seconds (60 to 3600)")
-  .describe("how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds");
+  .refine(
+    (v) => v <= ICS_FETCH_INTERVAL.minutesUpTo || v >= ICS_FETCH_INTERVAL.min,
+    "Input should be minutes (1 to 60) or seconds (60 to 3600)",
+  )
+  .describe(
+    "how often the ICS feed is fetched: 1 to 60 are minutes (the reference form's values), 61 to 3600 seconds; answered in seconds",
+  );
 
 /** The interval a request gave (minutes or seconds, see ICS_FETCH_INTERVAL) in seconds. */
 export function icsFetchIntervalSeconds(requested: number): number {
@@ -100,7 +105,11 @@ export const CreateRoom = z
     webhook_url: z.union([z.literal(""), httpUrl]).default(""),
     webhook_secret: z.string().default(""),
     // "" is "no feed", as on update (the reference form sends it when the field is left empty).
-    ics_url: z.union([z.literal(""), icsUrl]).nullable().optional().default(null),
+    ics_url: z
+      .union([z.literal(""), icsUrl])
+      .nullable()
+      .optional()
+      .default(null),
     ics_fetch_interval: icsFetchInterval.optional().default(ICS_FETCH_INTERVAL.default),
     ics_enabled: z.boolean().optional().default(false),
     /** Default: DEFAULT_VIDEO_PLATFORM (platform A, "daily"). */
@@ -124,9 +133,15 @@ export const UpdateRoom = z
     recording_type: recordingTypeString.nullable().optional(),
     recording_trigger: recordingTriggerString.nullable().optional(),
     is_shared: z.boolean().nullable().optional(),
-    webhook_url: z.union([z.literal(""), httpUrl]).nullable().optional(),
+    webhook_url: z
+      .union([z.literal(""), httpUrl])
+      .nullable()
+      .optional(),
     webhook_secret: z.string().nullable().optional(),
-    ics_url: z.union([z.literal(""), icsUrl]).nullable().optional(),
+    ics_url: z
+      .union([z.literal(""), icsUrl])
+      .nullable()
+      .optional(),
     ics_fetch_interval: icsFetchInterval.nullable().optional(),
     ics_enabled: z.boolean().nullable().optional(),
     platform: Platform.nullable().optional(),

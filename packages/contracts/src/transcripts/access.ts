@@ -8,7 +8,8 @@ export interface TranscriptAccessFacts {
   deleted_at: string | null;
 }
 
-export type ReadDecision = { ok: true } | { ok: false; kind: "not_found" | "forbidden"; detail: "Transcript not found" | "Transcript access denied" };
+export type ReadDecision =
+  { ok: true } | { ok: false; kind: "not_found" | "forbidden"; detail: "Transcript not found" | "Transcript access denied" };
 
 /** READ(t): missing/soft-deleted → not found; anonymous transcripts → everyone; then share mode. */
 export function canReadTranscript(t: TranscriptAccessFacts | null, caller: Caller): ReadDecision {
@@ -37,11 +38,7 @@ export function canEditTranscript(t: Pick<TranscriptAccessFacts, "user_id">, cal
  * shared rooms' transcripts). Whether an anonymous caller may list at all is a separate question
  * (`anonymousMayUsePublicRoutes`: PUBLIC_MODE or AUTH_BACKEND=none).
  */
-export function listedFor(
-  t: TranscriptAccessFacts & { room_is_shared: boolean },
-  caller: Caller,
-  publicMode: boolean,
-): boolean {
+export function listedFor(t: TranscriptAccessFacts & { room_is_shared: boolean }, caller: Caller, publicMode: boolean): boolean {
   if (t.deleted_at !== null) return false;
   if (t.room_is_shared) return true;
   if (caller.userId === null) return publicMode && (t.user_id === null || t.share_mode === "public");
@@ -50,9 +47,7 @@ export function listedFor(
 
 /** `listedFor` as a query filter (soft deletion aside), for services that list or search in SQL. */
 export type ListingScope =
-  | { kind: "ownerless_public_or_shared_rooms" }
-  | { kind: "own_or_shared_rooms"; userId: string }
-  | { kind: "shared_rooms" };
+  { kind: "ownerless_public_or_shared_rooms" } | { kind: "own_or_shared_rooms"; userId: string } | { kind: "shared_rooms" };
 
 export function listingScope(caller: Caller, publicMode: boolean): ListingScope {
   if (caller.userId === null) return publicMode ? { kind: "ownerless_public_or_shared_rooms" } : { kind: "shared_rooms" };
@@ -60,7 +55,10 @@ export function listingScope(caller: Caller, publicMode: boolean): ListingScope 
 }
 
 /** A row's fate under a scope; the SQL filters of list and search implement exactly this. */
-export function inScope(scope: ListingScope, t: { user_id: string | null; share_mode: TranscriptAccessFacts["share_mode"]; room_is_shared: boolean }): boolean {
+export function inScope(
+  scope: ListingScope,
+  t: { user_id: string | null; share_mode: TranscriptAccessFacts["share_mode"]; room_is_shared: boolean },
+): boolean {
   if (t.room_is_shared) return true;
   if (scope.kind === "ownerless_public_or_shared_rooms") return t.user_id === null || t.share_mode === "public";
   if (scope.kind === "shared_rooms") return false;

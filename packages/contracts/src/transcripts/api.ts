@@ -80,7 +80,12 @@ export type TranscriptFormat = z.infer<typeof TranscriptFormat>;
  * The single-transcript answer carries the action items (decisions: null when their generation
  * failed or has not run; list responses leave them out).
  */
-const withActionItems = { action_items: z.lazy(() => ActionItems).nullable().default(null) };
+const withActionItems = {
+  action_items: z
+    .lazy(() => ActionItems)
+    .nullable()
+    .default(null),
+};
 
 export const GetTranscriptWithText = GetTranscriptWithParticipants.extend({
   transcript_format: z.literal("text"),
@@ -173,9 +178,7 @@ export const GetTranscriptTopicWithWordsPerSpeaker = GetTranscriptTopic.extend({
 }).openapi("GetTranscriptTopicWithWordsPerSpeaker");
 
 // Participants and speakers (api.md §1.7)
-export const Participant = z
-  .object({ id: z.string(), speaker: z.number().int().nullable(), name: z.string() })
-  .openapi("Participant");
+export const Participant = z.object({ id: z.string(), speaker: z.number().int().nullable(), name: z.string() }).openapi("Participant");
 export const CreateParticipant = z
   .object({ speaker: z.number().int().nullable().default(null), name: z.string() })
   .openapi("CreateParticipant");
@@ -191,9 +194,7 @@ export const SpeakerAssignment = z
     timestamp_to: z.number(),
   })
   .openapi("SpeakerAssignment");
-export const SpeakerMerge = z
-  .object({ speaker_from: z.number().int(), speaker_to: z.number().int() })
-  .openapi("SpeakerMerge");
+export const SpeakerMerge = z.object({ speaker_from: z.number().int(), speaker_to: z.number().int() }).openapi("SpeakerMerge");
 export const SpeakerAssignmentStatus = z.object({ status: z.string() }).openapi("SpeakerAssignmentStatus");
 
 // Search (api.md §1.8)

@@ -161,15 +161,51 @@ export const transcriptEvents = [
   defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
   /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
   defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
-  defineEvent({ type: "transcript.topic.upserted", stream: "TRANSCRIPTS", version: 1, data: TopicUpserted, aggregateId: (d) => d.transcript_id }),
+  defineEvent({
+    type: "transcript.topic.upserted",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TopicUpserted,
+    aggregateId: (d) => d.transcript_id,
+  }),
   /** All topics removed (a reprocessing run starts over). */
-  defineEvent({ type: "transcript.topics.cleared", stream: "TRANSCRIPTS", version: 1, data: TopicsCleared, aggregateId: (d) => d.transcript_id }),
+  defineEvent({
+    type: "transcript.topics.cleared",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TopicsCleared,
+    aggregateId: (d) => d.transcript_id,
+  }),
   /** Processing ended successfully (after mixdown and waveform for multitrack). */
-  defineEvent({ type: "transcript.completed", stream: "TRANSCRIPTS", version: 1, data: TranscriptCompleted, aggregateId: (d) => d.transcript.id }),
+  defineEvent({
+    type: "transcript.completed",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TranscriptCompleted,
+    aggregateId: (d) => d.transcript.id,
+  }),
   /** Permanently deleted (after a soft delete). */
-  defineEvent({ type: "transcript.destroyed", stream: "TRANSCRIPTS", version: 1, data: TranscriptDestroyed, aggregateId: (d) => d.transcript.id }),
+  defineEvent({
+    type: "transcript.destroyed",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TranscriptDestroyed,
+    aggregateId: (d) => d.transcript.id,
+  }),
   /** An entry of the transcript's realtime event log (WebSockets); read models ignore it. */
-  defineEvent({ type: "transcript.event.appended", stream: "TRANSCRIPTS", version: 1, data: TranscriptEventAppended, aggregateId: (d) => d.transcript_id }),
+  defineEvent({
+    type: "transcript.event.appended",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TranscriptEventAppended,
+    aggregateId: (d) => d.transcript_id,
+  }),
   /** For the owner's user socket only; read models ignore it. */
-  defineEvent({ type: "transcript.lifecycle.changed", stream: "TRANSCRIPTS", version: 1, data: TranscriptLifecycleChanged, aggregateId: (d) => d.transcript_id }),
+  defineEvent({
+    type: "transcript.lifecycle.changed",
+    stream: "TRANSCRIPTS",
+    version: 1,
+    data: TranscriptLifecycleChanged,
+    aggregateId: (d) => d.transcript_id,
+  }),
 ] as const;

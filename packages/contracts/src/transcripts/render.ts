@@ -147,7 +147,9 @@ export function webvttDocument(cues: readonly Cue[]): string {
 
 /** WebVTT of words with default segmentation and `<v Speaker<n>>` voices (the stored column's cues). */
 export function wordsToWebvtt(words: readonly Word[]): string {
-  return webvttDocument(wordsToSegments(words).map((s) => ({ start: s.start, end: s.end, text: `<v Speaker${s.speaker}>${s.text.trim()}` })));
+  return webvttDocument(
+    wordsToSegments(words).map((s) => ({ start: s.start, end: s.end, text: `<v Speaker${s.speaker}>${s.text.trim()}` })),
+  );
 }
 
 export class WordsOutOfSequenceError extends Error {
@@ -288,7 +290,10 @@ export function wordsPerSpeaker(words: readonly Word[]): { speaker: number; word
  */
 export function webvttPlainText(webvtt: string | null | undefined): string {
   if (!webvtt) return "";
-  const lines = webvtt.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").split("\n");
+  const lines = webvtt
+    .replace(/^\uFEFF/, "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n");
   if (!/^WEBVTT(?:$|[ \t])/.test(lines[0] ?? "")) return "";
   const texts: string[] = [];
   let i = 1;

@@ -69,7 +69,11 @@ export const transcriptionOps = {
   /** READ; the runs of the pipelines for this transcript with their steps (status, attempts, timings, errors). */
   runs: defineOp("transcription.runs", withCaller(byId), TranscriptRuns),
   /** READ then EDIT. */
-  addParticipant: defineOp("transcription.participant_add", withCaller({ ...byId, participant: CreateParticipant }), ParticipantWithVersion),
+  addParticipant: defineOp(
+    "transcription.participant_add",
+    withCaller({ ...byId, participant: CreateParticipant }),
+    ParticipantWithVersion,
+  ),
   updateParticipant: defineOp(
     "transcription.participant_update",
     withCaller({ ...byId, participant_id: z.string(), patch: UpdateParticipant }),

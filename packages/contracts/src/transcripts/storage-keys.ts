@@ -11,7 +11,8 @@ export const transcriptKeys = {
   /** Working files of a pipeline run (aligned tracks, converted audio); removed when the run ends. */
   work: (transcriptId: string, runId: string, name: string) => `${transcriptId}/work/${runId}/${name}`,
   /** A live recording's audio as it arrives: PCM s16le 16 kHz mono segments in sequence order. */
-  liveSegment: (transcriptId: string, sessionId: string, seq: number) => `${transcriptId}/live/${sessionId}/${String(seq).padStart(8, "0")}.pcm`,
+  liveSegment: (transcriptId: string, sessionId: string, seq: number) =>
+    `${transcriptId}/live/${sessionId}/${String(seq).padStart(8, "0")}.pcm`,
   liveSegments: (transcriptId: string, sessionId: string) => `${transcriptId}/live/${sessionId}/`,
   /** A finished live recording assembled from its segments (the file pipeline's input). */
   liveAudio: (transcriptId: string, sessionId: string) => `${transcriptId}/live/${sessionId}.wav`,

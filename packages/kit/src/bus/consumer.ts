@@ -2,15 +2,7 @@
 // an inbox row (consumer, event_id); failures nak with backoff; poison events go to the dead-letter stream.
 import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
-import {
-  DLQ_STREAM,
-  InvalidEventError,
-  STREAMS,
-  parseEvent,
-  type EventType,
-  type ScribeEvent,
-  type StreamName,
-} from "@scribe/contracts";
+import { DLQ_STREAM, InvalidEventError, STREAMS, parseEvent, type EventType, type ScribeEvent, type StreamName } from "@scribe/contracts";
 import type { Logger } from "pino";
 import type { Sql, Tx } from "../db";
 import { isAppError } from "../errors";

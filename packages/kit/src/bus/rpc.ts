@@ -113,12 +113,7 @@ export interface CallOptions {
 }
 
 /** Call an operation; resolves with its parsed response or throws the service's AppError. */
-export async function rpcCall<O extends RpcOp>(
-  bus: Bus,
-  op: O,
-  req: RpcRequest<O>,
-  opts: CallOptions = {},
-): Promise<RpcResponse<O>> {
+export async function rpcCall<O extends RpcOp>(bus: Bus, op: O, req: RpcRequest<O>, opts: CallOptions = {}): Promise<RpcResponse<O>> {
   return op.response.parse(await requestReply(bus, op.subject, req, opts)) as RpcResponse<O>;
 }
 

@@ -41,9 +41,7 @@ export async function ensureStreams(bus: Bus, replicas = 1): Promise<void> {
       }
     }
     const current = (await bus.jsm.streams.info(name)).config;
-    const same =
-      JSON.stringify(current.subjects) === JSON.stringify(cfg.subjects) &&
-      current.duplicate_window === cfg.duplicate_window;
+    const same = JSON.stringify(current.subjects) === JSON.stringify(cfg.subjects) && current.duplicate_window === cfg.duplicate_window;
     if (!same) {
       await bus.jsm.streams.update(name, {
         ...current,

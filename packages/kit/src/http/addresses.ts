@@ -63,7 +63,12 @@ export function ipv6Bytes(ip: string): Uint8Array {
   const tail: number[] = [];
   const lastColon = text.lastIndexOf(":");
   if (text.includes(".", lastColon)) {
-    tail.push(...text.slice(lastColon + 1).split(".").map(Number));
+    tail.push(
+      ...text
+        .slice(lastColon + 1)
+        .split(".")
+        .map(Number),
+    );
     text = `${text.slice(0, lastColon + 1)}0:0`;
   }
   const [left, right] = text.split("::") as [string, string | undefined];

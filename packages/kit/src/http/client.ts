@@ -40,7 +40,11 @@ export class HttpError extends Error {
 // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- names the usual kinds; a policy may add its own
 export type AddressPolicy = (address: string) => AddressKind | string | null;
 
-export type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface SsrfGuard {
   /** ALLOW_PRIVATE_URLS: loopback, private and link-local targets are allowed (tests, local demos). */
@@ -205,7 +209,11 @@ function discard(res: Dispatcher.ResponseData): void {
   res.body.destroy();
 }
 
-async function readLimited(res: Dispatcher.ResponseData, limit: number, oversized: "error" | "truncate"): Promise<{ body: Buffer; truncated: boolean }> {
+async function readLimited(
+  res: Dispatcher.ResponseData,
+  limit: number,
+  oversized: "error" | "truncate",
+): Promise<{ body: Buffer; truncated: boolean }> {
   const declared = Number(res.headers["content-length"]);
   if (oversized === "error" && Number.isFinite(declared) && declared > limit) {
     discard(res);
@@ -277,7 +285,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     for (let redirects = 0; ; redirects++) {
       try {
         const body = typeof req.body === "function" ? req.body() : req.body;
-        const res = await request(url, { method, headers, body, dispatcher: agent, signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+        const res = await request(url, {
+          method,
+          headers,
+          body,
+          dispatcher: agent,
+          signal,
+          headersTimeout: deadlineMs,
+          bodyTimeout: deadlineMs,
+        });
         const location = res.headers.location;
         if (follow && REDIRECTS.has(res.statusCode) && typeof location === "string") {
           await res.body.dump().catch(() => {});
@@ -313,7 +329,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       let problem: string;
       try {
         result = { ...(await attempt(raw, req, started)), attempts: n };
-        outcome = { kind: "answer", status: result.status, ...(result.headers["retry-after"] ? { retryAfter: result.headers["retry-after"] } : {}) };
+        outcome = {
+          kind: "answer",
+          status: result.status,
+          ...(result.headers["retry-after"] ? { retryAfter: result.headers["retry-after"] } : {}),
+        };
         problem = `HTTP ${result.status}`;
       } catch (e) {
         result = e instanceof HttpError ? e : new HttpError("network", String(e), { cause: e });

@@ -12,7 +12,10 @@ export const StorageConfig = z.object({
     .default("local")
     .describe("object storage driver: local (a folder) or s3 (any S3-compatible server; `aws` is accepted as s3)"),
   STORAGE_LOCAL_ROOT: z.string().default(".data/storage").describe("folder of the local driver: one sub-folder per bucket"),
-  TRANSCRIPT_STORAGE_AWS_BUCKET_NAME: z.string().default("scribe-transcripts").describe("bucket for transcript audio, waveforms and uploads"),
+  TRANSCRIPT_STORAGE_AWS_BUCKET_NAME: z
+    .string()
+    .default("scribe-transcripts")
+    .describe("bucket for transcript audio, waveforms and uploads"),
   DAILYCO_STORAGE_AWS_BUCKET_NAME: z.string().default("daily-recordings").describe("bucket platform A (Daily) records tracks into"),
   WHEREBY_STORAGE_AWS_BUCKET_NAME: z.string().default("whereby-recordings").describe("bucket platform B (Whereby) records files into"),
   TRANSCRIPT_STORAGE_AWS_REGION: z.string().default("us-east-1").describe("s3 driver: region of the buckets"),

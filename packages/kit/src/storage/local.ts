@@ -10,11 +10,13 @@ import { Invalid, NotFound } from "../errors";
 import { contentTypeOf } from "./content-types";
 import type { ByteRange, ObjectStorage, StoredObject } from "./types";
 
-
 export class LocalStorage implements ObjectStorage {
   private readonly dir: string;
 
-  constructor(root: string, readonly bucket: string) {
+  constructor(
+    root: string,
+    readonly bucket: string,
+  ) {
     this.dir = resolve(root, bucket);
   }
 
@@ -102,4 +104,3 @@ export async function readSmallObject(storage: ObjectStorage, key: string, maxBy
   for await (const c of body) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
 }
-

@@ -57,7 +57,7 @@ export class S3Storage implements ObjectStorage {
   }
 
   async put(key: string, body: Readable | Uint8Array | string, opts: { contentType?: string } = {}): Promise<{ size: number }> {
-    if (!key) throw Invalid("invalid object key \"\"");
+    if (!key) throw Invalid('invalid object key ""');
     const contentType = opts.contentType ?? contentTypeOf(key) ?? undefined;
     let size: number;
     let payload: Readable | Uint8Array;
@@ -118,7 +118,12 @@ export class S3Storage implements ObjectStorage {
   async head(key: string): Promise<StoredObject | null> {
     try {
       const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { key, size: res.ContentLength ?? 0, contentType: res.ContentType ?? contentTypeOf(key), lastModified: res.LastModified ?? null };
+      return {
+        key,
+        size: res.ContentLength ?? 0,
+        contentType: res.ContentType ?? contentTypeOf(key),
+        lastModified: res.LastModified ?? null,
+      };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -180,7 +185,8 @@ export function s3Client(opts: {
     endpoint: opts.endpoint || undefined,
     forcePathStyle: opts.forcePathStyle,
     // Without explicit keys the SDK's default chain applies (environment, instance role, ...).
-    credentials: opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
+    credentials:
+      opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
     // Only checksum when the operation requires it: several S3-compatible servers reject the
     // newer default CRC32 trailers on streamed uploads.
     requestChecksumCalculation: "WHEN_REQUIRED",

@@ -17,7 +17,10 @@ export async function schemaEnv(env: FileEnv): Promise<SchemaEnv> {
   return s;
 }
 
-export async function effects(sql: Sql, kind?: string): Promise<{ run_id: string; step: string; idx: number | null; kind: string; worker: string | null }[]> {
+export async function effects(
+  sql: Sql,
+  kind?: string,
+): Promise<{ run_id: string; step: string; idx: number | null; kind: string; worker: string | null }[]> {
   return kind
     ? sql`select run_id, step, idx, kind, worker from effects where kind = ${kind} order by at`
     : sql`select run_id, step, idx, kind, worker from effects order by at`;

@@ -7,7 +7,12 @@ import { sql } from "./child-db";
 export const KILL_QUEUE = defineQueue("killable", { concurrency: 4 });
 
 export const killable = workflow("killable", z.object({ name: z.string() }))
-  .step("first", { queue: KILL_QUEUE }, async () => ({ ok: 1 }), async (tx, _out, c) => void (await tx`insert into effects (run_id, step, kind) values (${c.run.id}, 'first', 'commit')`))
+  .step(
+    "first",
+    { queue: KILL_QUEUE },
+    async () => ({ ok: 1 }),
+    async (tx, _out, c) => void (await tx`insert into effects (run_id, step, kind) values (${c.run.id}, 'first', 'commit')`),
+  )
   .step(
     "slow",
     { after: ["first"], queue: KILL_QUEUE, maxAttempts: 3 },
@@ -23,7 +28,8 @@ export const killable = workflow("killable", z.object({ name: z.string() }))
     "last",
     { after: ["slow"], queue: KILL_QUEUE },
     async (ctx) => ({ got: ctx.parents.slow.slowDone }),
-    async (tx, out, c) => void (await tx`insert into effects (run_id, step, kind) values (${c.run.id}, 'last', ${`commit:${JSON.stringify(out)}`})`),
+    async (tx, out, c) =>
+      void (await tx`insert into effects (run_id, step, kind) values (${c.run.id}, 'last', ${`commit:${JSON.stringify(out)}`})`),
   )
   .build({
     onSuccess: async (tx, run) => void (await tx`insert into effects (run_id, step, kind) values (${run.id}, 'run', 'succeeded')`),

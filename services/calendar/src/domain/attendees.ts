@@ -34,7 +34,10 @@ function param(params: Record<string, unknown>, name: string): string | null {
 }
 
 export function stripMailto(value: string): string {
-  return value.trim().replace(/^mailto:/i, "").trim();
+  return value
+    .trim()
+    .replace(/^mailto:/i, "")
+    .trim();
 }
 
 function attendeesOf(p: PropertyValue): CalendarAttendee[] {

@@ -51,7 +51,9 @@ type IcalDate = Date & { tz?: unknown; dateOnly?: boolean };
 export function toUtc(d: IcalDate, dateOnly = false): Date {
   if (dateOnly || d.dateOnly === true) return new Date(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()));
   if (typeof d.tz !== "string") {
-    return new Date(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds()));
+    return new Date(
+      Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds()),
+    );
   }
   return new Date(d.getTime());
 }
@@ -129,7 +131,8 @@ function uidOf(ev: Record<string, unknown>, start: Date): string {
 
 /** How far RECURRENCE-ID overrides move instances: the expansion looks that much beyond the window. */
 function maxShiftMs(ev: Record<string, unknown>): number {
-  const overrides = ev.recurrences && typeof ev.recurrences === "object" ? Object.values(ev.recurrences as Record<string, Record<string, unknown>>) : [];
+  const overrides =
+    ev.recurrences && typeof ev.recurrences === "object" ? Object.values(ev.recurrences as Record<string, Record<string, unknown>>) : [];
   let shift = 0;
   for (const o of overrides) {
     if (isDate(o.start) && isDate(o.recurrenceid)) shift = Math.max(shift, Math.abs(o.start.getTime() - o.recurrenceid.getTime()));

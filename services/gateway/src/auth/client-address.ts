@@ -63,7 +63,10 @@ export function rateLimitKey(address: string): string {
   // An embedded IPv4 tail (64:ff9b::1.2.3.4) is two groups wide.
   const width = (gs: string[]) => gs.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
   const groups = tail === undefined ? left : [...left, ...Array<string>(8 - width(left) - width(right)).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /** The client address of a request on the Node server (socket peer, or X-Forwarded-For from trusted proxies). */

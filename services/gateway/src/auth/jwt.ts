@@ -52,7 +52,8 @@ function keySource(config: GatewayConfig): JWTVerifyGetKey | KeyObject {
       return await jwks(header, token);
     } catch (e) {
       // No (or several) matching keys, or an algorithm the set cannot serve: the token's problem.
-      if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys || e instanceof errors.JOSENotSupported) throw e;
+      if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys || e instanceof errors.JOSENotSupported)
+        throw e;
       // Timeouts, network errors, non-200 answers, a malformed set: the provider's problem.
       throw new KeysUnavailable((e as Error).message, { cause: e });
     }
@@ -81,7 +82,11 @@ export function createIdpVerifier(config: GatewayConfig): IdpVerifier {
         }
         const claims = Claims.safeParse(payload);
         if (!claims.success) {
-          return { ok: false, reason: `claims: ${claims.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`, unavailable: false };
+          return {
+            ok: false,
+            reason: `claims: ${claims.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`,
+            unavailable: false,
+          };
         }
         return { ok: true, claims: { uid: claims.data.sub, email: claims.data.email, emailVerified: claims.data.email_verified ?? false } };
       } catch (e) {

@@ -34,10 +34,7 @@ export function parsePasswordHash(stored: string): PasswordHash | null {
   return { digest, iterations, salt, hash };
 }
 
-export async function hashPassword(
-  password: string,
-  opts: { iterations?: number; salt?: string } = {},
-): Promise<string> {
+export async function hashPassword(password: string, opts: { iterations?: number; salt?: string } = {}): Promise<string> {
   const iterations = opts.iterations ?? DEFAULT_ITERATIONS;
   const salt = opts.salt ?? randomBytes(16).toString("hex");
   const derived = await pbkdf2Async(Buffer.from(password, "utf8"), Buffer.from(salt, "utf8"), iterations, 32, "sha256");
@@ -49,7 +46,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parsed = parsePasswordHash(stored);
   if (!parsed) return false;
   const length = DIGESTS[parsed.digest]!;
-  const derived = await pbkdf2Async(Buffer.from(password, "utf8"), Buffer.from(parsed.salt, "utf8"), parsed.iterations, length, parsed.digest);
+  const derived = await pbkdf2Async(
+    Buffer.from(password, "utf8"),
+    Buffer.from(parsed.salt, "utf8"),
+    parsed.iterations,
+    length,
+    parsed.digest,
+  );
   return timingSafeEqual(derived, Buffer.from(parsed.hash, "hex"));
 }
 

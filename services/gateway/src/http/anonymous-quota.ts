@@ -14,7 +14,10 @@ export interface UploadQuota {
   stored(bytes: number): Promise<void>;
 }
 
-type QuotaSettings = Pick<GatewayConfig, "PUBLIC_MODE" | "TRUSTED_PROXIES" | "ANONYMOUS_UPLOADS_PER_HOUR" | "ANONYMOUS_UPLOAD_BYTES_PER_HOUR">;
+type QuotaSettings = Pick<
+  GatewayConfig,
+  "PUBLIC_MODE" | "TRUSTED_PROXIES" | "ANONYMOUS_UPLOADS_PER_HOUR" | "ANONYMOUS_UPLOAD_BYTES_PER_HOUR"
+>;
 
 /** The quota of this request's caller, or null when none applies (signed in, or not a public instance). */
 export function anonymousUploadQuota(c: AppContext, sql: Sql, config: QuotaSettings, now: Clock = systemClock): UploadQuota | null {
@@ -27,7 +30,12 @@ export function anonymousUploadQuota(c: AppContext, sql: Sql, config: QuotaSetti
         sql,
         [
           // A new upload starts with its first chunk.
-          { key: `anonymous-uploads:${address}`, limit: config.ANONYMOUS_UPLOADS_PER_HOUR, windowSeconds: HOUR, amount: chunkNumber === 0 ? 1 : 0 },
+          {
+            key: `anonymous-uploads:${address}`,
+            limit: config.ANONYMOUS_UPLOADS_PER_HOUR,
+            windowSeconds: HOUR,
+            amount: chunkNumber === 0 ? 1 : 0,
+          },
           { key: bytesKey, limit: config.ANONYMOUS_UPLOAD_BYTES_PER_HOUR, windowSeconds: HOUR, amount: 0 },
         ],
         now(),

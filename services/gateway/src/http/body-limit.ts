@@ -22,8 +22,7 @@ export function bodyLimitFor(path: string, limits: BodyLimitSettings): { maxByte
   return { maxBytes: limits.MAX_JSON_BODY_BYTES, streamed: false };
 }
 
-export const payloadTooLarge = (maxBytes: number) =>
-  TooLarge(`Request body too large: this route accepts at most ${maxBytes} bytes`);
+export const payloadTooLarge = (maxBytes: number) => TooLarge(`Request body too large: this route accepts at most ${maxBytes} bytes`);
 
 /** After the 413 is sent the socket goes: the client's remaining bytes are never read. */
 function tooLargeClosing(c: Context<AppEnv>, maxBytes: number): AppError {

@@ -110,10 +110,7 @@ export function call<O extends RpcOp>(
   const { knownVersions } = c.get("deps");
   const fromClient = decodeVersionMarks(c.req.header(VERSIONS_HEADER));
   const values = lookupValuesOf(req);
-  const versions: VersionMark[] = [
-    ...knownVersions.marksFor(values),
-    ...fromClient.filter((m) => values.includes(m.value)),
-  ];
+  const versions: VersionMark[] = [...knownVersions.marksFor(values), ...fromClient.filter((m) => values.includes(m.value))];
   return rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
     requestId: c.get("requestId"),
     timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,

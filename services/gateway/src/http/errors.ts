@@ -9,10 +9,7 @@ import type { ZodError } from "zod";
 const LOCATION: Record<string, string> = { json: "body", form: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
 
 /** zod-openapi default hook: a failed validation answers 422 naming the field. */
-export function validationHook(
-  result: { target: string } & ({ success: true } | { success: false; error: ZodError }),
-  c: Context,
-) {
+export function validationHook(result: { target: string } & ({ success: true } | { success: false; error: ZodError }), c: Context) {
   if (result.success) return;
   return c.json({ detail: validationErrors(result.error.issues, [LOCATION[result.target] ?? result.target]) }, 422);
 }

@@ -58,7 +58,8 @@ export function inputGuard(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> 
       if (name && msg) errors.push({ loc: ["path", name], msg, type: "value_error" });
     });
     for (const [name, value] of url.searchParams) {
-      const msg = problem(value, MAX_QUERY_VALUE_LENGTH) ?? (CONTROL.test(name) ? "Parameter names must not contain control characters" : null);
+      const msg =
+        problem(value, MAX_QUERY_VALUE_LENGTH) ?? (CONTROL.test(name) ? "Parameter names must not contain control characters" : null);
       if (msg) errors.push({ loc: ["query", name.replace(CONTROL, "?")], msg, type: "value_error" });
     }
     if (errors.length) return c.json({ detail: errors }, 422);

@@ -45,7 +45,11 @@ export class AccessWatch {
       const e = parseEvent(raw);
       if (e.type === "transcript.updated") [id, facts] = [e.data.id, e.data];
       // Destroyed: gone for every reader; the owner keeps its socket as on a soft delete.
-      else if (e.type === "transcript.destroyed") [id, facts] = [e.data.transcript.id, { ...e.data.transcript, deleted_at: e.data.transcript.deleted_at ?? new Date(0).toISOString() }];
+      else if (e.type === "transcript.destroyed")
+        [id, facts] = [
+          e.data.transcript.id,
+          { ...e.data.transcript, deleted_at: e.data.transcript.deleted_at ?? new Date(0).toISOString() },
+        ];
       else return;
     } catch (err) {
       this.log.warn({ err }, "skipping an unreadable transcript event");

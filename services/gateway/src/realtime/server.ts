@@ -148,7 +148,13 @@ export class Realtime {
   }
 
   /** Accepts a transcript socket whose access was checked for `caller`; `connectedAtSeq` was read before accepting. */
-  acceptTranscriptSocket(c: Context<AppEnv>, transcriptId: string, caller: Caller, connectedAtSeq: number, client: string): Promise<Response> {
+  acceptTranscriptSocket(
+    c: Context<AppEnv>,
+    transcriptId: string,
+    caller: Caller,
+    connectedAtSeq: number,
+    client: string,
+  ): Promise<Response> {
     const log = c.get("log").child({ transcriptId, socket: "transcript" });
     let leave: (() => void) | null = null;
     return this.upgrader().upgradeWebSocket(

@@ -114,8 +114,7 @@ class EntryReader {
   }
 }
 
-const subjectOf = (bus: Bus, transcriptId: string) =>
-  bus.subject(eventSubject(eventDef("transcript.event.appended"), transcriptId));
+const subjectOf = (bus: Bus, transcriptId: string) => bus.subject(eventSubject(eventDef("transcript.event.appended"), transcriptId));
 
 /** The shared live part of one transcript's sockets. */
 class Feed {
@@ -170,7 +169,9 @@ class Feed {
     const stored = new StoredLog();
     const liveDuringReplay: WsMessage[] = [];
     // An ordered consumer over an empty subject would wait forever for its first message.
-    const last = await this.bus.jsm.streams.getMessage(this.bus.stream("TRANSCRIPTS"), { last_by_subj: subjectOf(this.bus, this.transcriptId) });
+    const last = await this.bus.jsm.streams.getMessage(this.bus.stream("TRANSCRIPTS"), {
+      last_by_subj: subjectOf(this.bus, this.transcriptId),
+    });
     if (last && member.boundary > 0) {
       await reader.read(0, (e, seq, pending) => {
         if (seq > member.boundary) return false;

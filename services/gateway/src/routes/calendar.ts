@@ -61,7 +61,10 @@ export function calendarRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) =>
       c.json(
-        await call(c, calendarOps.upcoming, { room_name: c.req.valid("param").room_name, minutes_ahead: c.req.valid("query").minutes_ahead }),
+        await call(c, calendarOps.upcoming, {
+          room_name: c.req.valid("param").room_name,
+          minutes_ahead: c.req.valid("query").minutes_ahead,
+        }),
         200,
       ),
   );

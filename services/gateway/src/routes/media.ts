@@ -28,7 +28,10 @@ function signedInGet<R extends RouteConfig["responses"]>(suffix: string, operati
     responses: { ...responses, ...validationError },
   });
 }
-const binary = (type: string, description: string) => ({ content: { [type]: { schema: z.string().openapi({ format: "binary" }) } }, description });
+const binary = (type: string, description: string) => ({
+  content: { [type]: { schema: z.string().openapi({ format: "binary" }) } },
+  description,
+});
 
 /**
  * Serve one stored object with HEAD and single byte ranges. Ranges are computed here against the
@@ -114,32 +117,28 @@ export function mediaRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   app.openAPIRegistry.registerPath({ ...mp3, method: "head", operationId: "v1_transcript_head_audio_mp3" });
 
-  app.openapi(
-    signedInGet("audio/waveform", "v1_transcript_get_audio_waveform", { 200: json(AudioWaveform) }),
-    async (c) => {
-      const location = await call(c, recordingsOps.waveform, c.req.valid("param"));
-      const storage = c.get("deps").openBucket(location.bucket);
-      let raw: Buffer;
-      try {
-        raw = await readSmallObject(storage, location.key);
-      } catch (e) {
-        if (isAppError(e) && e.kind === "not_found") throw NotFound("Audio not found");
-        throw e;
-      }
-      let parsed: z.infer<typeof Waveform> | null = null;
-      try {
-        parsed = Waveform.parse(JSON.parse(raw.toString("utf8")));
-      } catch {
-        c.get("log").warn({ key: location.key }, "waveform file is not a JSON array of numbers");
-      }
-      if (!parsed) throw NotFound("Audio not found");
-      return c.json({ data: Array.isArray(parsed) ? parsed : parsed.data }, 200);
-    },
-  );
+  app.openapi(signedInGet("audio/waveform", "v1_transcript_get_audio_waveform", { 200: json(AudioWaveform) }), async (c) => {
+    const location = await call(c, recordingsOps.waveform, c.req.valid("param"));
+    const storage = c.get("deps").openBucket(location.bucket);
+    let raw: Buffer;
+    try {
+      raw = await readSmallObject(storage, location.key);
+    } catch (e) {
+      if (isAppError(e) && e.kind === "not_found") throw NotFound("Audio not found");
+      throw e;
+    }
+    let parsed: z.infer<typeof Waveform> | null = null;
+    try {
+      parsed = Waveform.parse(JSON.parse(raw.toString("utf8")));
+    } catch {
+      c.get("log").warn({ key: location.key }, "waveform file is not a JSON array of numbers");
+    }
+    if (!parsed) throw NotFound("Audio not found");
+    return c.json({ data: Array.isArray(parsed) ? parsed : parsed.data }, 200);
+  });
 
-  app.openapi(
-    signedInGet("video/url", "v1_transcript_get_video_url", { 200: json(VideoUrlResponse) }),
-    async (c) => c.json(await call(c, recordingsOps.videoUrl, c.req.valid("param")), 200),
+  app.openapi(signedInGet("video/url", "v1_transcript_get_video_url", { 200: json(VideoUrlResponse) }), async (c) =>
+    c.json(await call(c, recordingsOps.videoUrl, c.req.valid("param")), 200),
   );
 
   // Not in the reference: where video/url points when the storage driver cannot presign (local).

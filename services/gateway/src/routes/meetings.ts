@@ -117,7 +117,10 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) =>
       c.json(
-        await call(c, meetingsOps.consent, { meeting_id: c.req.valid("param").meeting_id, consent_given: c.req.valid("json").consent_given }),
+        await call(c, meetingsOps.consent, {
+          meeting_id: c.req.valid("param").meeting_id,
+          consent_given: c.req.valid("json").consent_given,
+        }),
         200,
       ),
   );
@@ -146,7 +149,10 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const { type, instanceId } = c.req.valid("json");
-      return c.json(await call(c, meetingsOps.startRecording, { meeting_id: c.req.valid("param").meeting_id, type, instance_id: instanceId }), 200);
+      return c.json(
+        await call(c, meetingsOps.startRecording, { meeting_id: c.req.valid("param").meeting_id, type, instance_id: instanceId }),
+        200,
+      );
     },
   );
 
@@ -160,7 +166,10 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: json(EmailRecipientsResponse), ...validationError },
     }),
     async (c) =>
-      c.json(await call(c, meetingsOps.addEmailRecipient, { meeting_id: c.req.valid("param").meeting_id, email: c.req.valid("json").email }), 200),
+      c.json(
+        await call(c, meetingsOps.addEmailRecipient, { meeting_id: c.req.valid("param").meeting_id, email: c.req.valid("json").email }),
+        200,
+      ),
   );
 
   webhookRoutes(app);

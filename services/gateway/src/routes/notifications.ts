@@ -42,7 +42,11 @@ export function notificationRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: z.object({ room_id: z.string() }) },
       responses: { 200: json(WebhookTestResult), ...validationError },
     }),
-    async (c) => c.json(await call(c, notifierOps.testWebhook, { room_id: c.req.valid("param").room_id }, { timeoutMs: WEBHOOK_TEST_RPC_TIMEOUT_MS }), 200),
+    async (c) =>
+      c.json(
+        await call(c, notifierOps.testWebhook, { room_id: c.req.valid("param").room_id }, { timeoutMs: WEBHOOK_TEST_RPC_TIMEOUT_MS }),
+        200,
+      ),
   );
 
   app.openapi(
@@ -57,7 +61,12 @@ export function notificationRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) =>
       c.json(
-        await call(c, notifierOps.sendEmail, { transcript_id: c.req.valid("param").transcript_id, email: c.req.valid("json").email }, { timeoutMs: SHARE_RPC_TIMEOUT_MS }),
+        await call(
+          c,
+          notifierOps.sendEmail,
+          { transcript_id: c.req.valid("param").transcript_id, email: c.req.valid("json").email },
+          { timeoutMs: SHARE_RPC_TIMEOUT_MS },
+        ),
         200,
       ),
   );
@@ -74,7 +83,12 @@ export function notificationRoutes(app: OpenAPIHono<AppEnv>): void {
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const req = { transcript_id: c.req.valid("param").transcript_id, stream: q.stream, topic: q.topic, include_topics: parseQueryBool(q.include_topics) === true };
+      const req = {
+        transcript_id: c.req.valid("param").transcript_id,
+        stream: q.stream,
+        topic: q.topic,
+        include_topics: parseQueryBool(q.include_topics) === true,
+      };
       return c.json(await call(c, notifierOps.postZulip, req, { timeoutMs: SHARE_RPC_TIMEOUT_MS }), 200);
     },
   );

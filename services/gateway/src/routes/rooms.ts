@@ -57,8 +57,7 @@ export function roomRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: RoomIdParam, ...body(UpdateRoom) },
       responses: { 200: json(RoomDetails), ...validationError },
     }),
-    async (c) =>
-      c.json(await call(c, roomsOps.update, { id: c.req.valid("param").room_id, patch: c.req.valid("json") }), 200),
+    async (c) => c.json(await call(c, roomsOps.update, { id: c.req.valid("param").room_id, patch: c.req.valid("json") }), 200),
   );
 
   app.openapi(

@@ -21,17 +21,17 @@ const notOffered = (name: string) =>
     .openapi({ description: `${NOT_OFFERED}; must be absent` });
 
 const SearchQueryParams = z.object({
-  q: z.string().openapi({ description: "web-search syntax (words, \"phrases\", OR, -not); empty lists newest first" }),
+  q: z.string().openapi({ description: 'web-search syntax (words, "phrases", OR, -not); empty lists newest first' }),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).default(0),
   room_id: z.string().optional(),
   source_kind: SourceKind.optional(),
   from: notOffered("from"),
   to: notOffered("to"),
-  include_deleted: z
-    .stringbool()
-    .default(false)
-    .openapi({ type: "boolean", description: "true: the trash view, only the caller's own soft-deleted transcripts (needs a signed-in caller)" }),
+  include_deleted: z.stringbool().default(false).openapi({
+    type: "boolean",
+    description: "true: the trash view, only the caller's own soft-deleted transcripts (needs a signed-in caller)",
+  }),
 });
 
 export function searchRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -32,7 +32,9 @@ const ListQuery = PageQuery.extend({
     .int()
     .optional()
     .openapi({ description: "change feed: only transcripts whose change_seq is greater (deleted ones included, with deleted_at)" }),
-  sort_by: TranscriptSortBy.optional().openapi({ description: "change_seq: ascending, for checkpoint polling; default created_at, newest first" }),
+  sort_by: TranscriptSortBy.optional().openapi({
+    description: "change_seq: ascending, for checkpoint polling; default created_at, newest first",
+  }),
 });
 
 /**
@@ -45,7 +47,10 @@ export async function awaitReadModel(c: AppContext, id: string, version: number,
 }
 
 /** api.md §2.10: each participant linked to a user carries that user's e-mail (users live here). */
-async function withEmails<P extends { user_id?: string | null; email?: string | null }>(c: AppContext, participants: P[] | null): Promise<P[] | null> {
+async function withEmails<P extends { user_id?: string | null; email?: string | null }>(
+  c: AppContext,
+  participants: P[] | null,
+): Promise<P[] | null> {
   if (!participants) return participants;
   const ids = [...new Set(participants.flatMap((p) => (p.user_id ? [p.user_id] : [])))];
   const emails = await emailsOf(c.get("deps").sql, ids);
@@ -76,7 +81,10 @@ export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: json(GetTranscript), ...validationError },
     }),
     async (c) => {
-      const t = await call(c, projectionOps.get, { id: c.req.valid("param").transcript_id, transcript_format: c.req.valid("query").transcript_format });
+      const t = await call(c, projectionOps.get, {
+        id: c.req.valid("param").transcript_id,
+        transcript_format: c.req.valid("query").transcript_format,
+      });
       return c.json({ ...t, participants: await withEmails(c, t.participants) }, 200);
     },
   );

@@ -119,7 +119,8 @@ export function transcriptWriteRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/transcripts/{transcript_id}/runs",
       operationId: "v1_transcript_runs",
       tags,
-      description: "Scribe extension: the transcript's processing runs, newest first, with each step's status, attempts, timings and last error.",
+      description:
+        "Scribe extension: the transcript's processing runs, newest first, with each step's status, attempts, timings and last error.",
       middleware: [requireUserUnlessPublic] as const,
       request: { params: TranscriptIdParam },
       responses: { 200: json(TranscriptRuns), ...validationError },

@@ -33,7 +33,11 @@ function loadAssets(dir: string): Map<string, Asset> {
     for (const name of readdirSync(folder)) {
       const file = join(folder, name);
       if (statSync(file).isDirectory()) walk(file);
-      else assets.set(`/${relative(dir, file).split("\\").join("/")}`, { body: readFileSync(file), type: TYPES[extname(name)] ?? "application/octet-stream" });
+      else
+        assets.set(`/${relative(dir, file).split("\\").join("/")}`, {
+          body: readFileSync(file),
+          type: TYPES[extname(name)] ?? "application/octet-stream",
+        });
     }
   };
   walk(dir);

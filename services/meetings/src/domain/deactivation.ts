@@ -27,12 +27,7 @@ export type DeactivationDecision =
   | { action: "deactivate"; reason: Extract<DeactivationReason, "everyone_left" | "scheduled_end_reached" | "join_window_passed"> }
   | { action: "leave_inactive"; reason: "inactive" };
 
-export function decideDeactivation(
-  meeting: MeetingFacts,
-  usage: UsageFacts,
-  now: Date,
-  joinWindowSeconds: number,
-): DeactivationDecision {
+export function decideDeactivation(meeting: MeetingFacts, usage: UsageFacts, now: Date, joinWindowSeconds: number): DeactivationDecision {
   // An inactive meeting is never reactivated, whoever shows up: a new meeting is created instead.
   if (!meeting.isActive) return { action: "leave_inactive", reason: "inactive" };
   // A running session keeps it, whatever its schedule says.

@@ -86,7 +86,11 @@ export function newMeetingState({ room, created, now, startDate, endDate, calend
 }
 
 /** Calendar meetings start at the event and stay joinable 8 h (or until the event ends, if later). */
-export function calendarMeetingTimes(event: Pick<CalendarEventForMeeting, "start" | "end">): { start: Date; end: Date; scheduledEnd: Date } {
+export function calendarMeetingTimes(event: Pick<CalendarEventForMeeting, "start" | "end">): {
+  start: Date;
+  end: Date;
+  scheduledEnd: Date;
+} {
   const start = new Date(event.start);
   const scheduledEnd = new Date(event.end);
   const end = new Date(Math.max(start.getTime() + MEETING_LENGTH_MS, scheduledEnd.getTime()));

@@ -7,7 +7,8 @@ import type { MeetingState } from "@scribe/contracts";
  * Daily raw-tracks key: `<rec_ts>-<participant uuid>-cam-<audio|video>-<track_ts>` (ms epochs, 13+
  * digits), possibly under a folder and with an extension. Screen-share tracks use `screen-…`.
  */
-const DAILY_TRACK = /(?:^|\/)(\d{13,})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(cam|screen)-(audio|video)-(\d{13,})(?:\.[A-Za-z0-9]+)?$/i;
+const DAILY_TRACK =
+  /(?:^|\/)(\d{13,})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(cam|screen)-(audio|video)-(\d{13,})(?:\.[A-Za-z0-9]+)?$/i;
 
 export interface DailyTrackKey {
   recordingStartMs: number;

@@ -62,7 +62,9 @@ export function parseWherebySignature(header: string | undefined): { t: string; 
  * reference verifies, so the body's own whitespace does not matter.
  */
 export function wherebySignature(secret: string, t: string, jsonText: string): string {
-  return createHmac("sha256", secret).update(`${t}.${compactJson(jsonText)}`).digest("hex");
+  return createHmac("sha256", secret)
+    .update(`${t}.${compactJson(jsonText)}`)
+    .digest("hex");
 }
 
 export function verifyWherebySignature(args: { secret: string; header: string | undefined; jsonText: string }): { t: string } | null {

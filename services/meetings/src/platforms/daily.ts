@@ -70,7 +70,13 @@ const ParticipantPayload = z
   })
   .refine((p) => p.room ?? p.room_name, "room_name or room is required");
 const MeetingEndedPayload = z
-  .object({ room: z.string().optional(), room_name: z.string().optional(), start_ts: z.number(), end_ts: z.number(), meeting_id: z.string() })
+  .object({
+    room: z.string().optional(),
+    room_name: z.string().optional(),
+    start_ts: z.number(),
+    end_ts: z.number(),
+    meeting_id: z.string(),
+  })
   .refine((p) => p.room ?? p.room_name, "room_name or room is required");
 const RecordingReadyPayload = z.object({
   type: z.enum(["cloud", "cloud-audio-only", "raw-tracks"]),
@@ -82,7 +88,10 @@ const RecordingReadyPayload = z.object({
   duration: z.number().nullable().optional(),
   s3_key: z.string().nullable().optional(),
   share_token: z.string().nullable().optional(),
-  tracks: z.array(z.object({ type: z.enum(["audio", "video"]), s3Key: z.string(), size: z.number().nullable().optional() })).nullable().optional(),
+  tracks: z
+    .array(z.object({ type: z.enum(["audio", "video"]), s3Key: z.string(), size: z.number().nullable().optional() }))
+    .nullable()
+    .optional(),
 });
 const LogOnlyPayloads: Record<string, z.ZodType> = {
   "recording.started": z.object({ recording_id: z.string() }),
@@ -273,7 +282,14 @@ export class DailyPlatform implements VideoPlatform {
       }
       case "meeting.ended": {
         const p = parse(MeetingEndedPayload);
-        return { ...base, event: { type: "session_ended", meeting: { platformRoomName: (p.room_name ?? p.room)!, near: seconds(p.start_ts) }, at: seconds(p.end_ts) } };
+        return {
+          ...base,
+          event: {
+            type: "session_ended",
+            meeting: { platformRoomName: (p.room_name ?? p.room)!, near: seconds(p.start_ts) },
+            at: seconds(p.end_ts),
+          },
+        };
       }
       case "recording.ready-to-download": {
         const p = parse(RecordingReadyPayload);
@@ -281,7 +297,12 @@ export class DailyPlatform implements VideoPlatform {
         if (!recording) return { ...base, event: null, note: `recording ${p.recording_id} (${p.type}) has nothing to process` };
         return {
           ...base,
-          event: { type: "recording_ready", meeting: { platformRoomName: p.room_name, near: seconds(p.start_ts) }, recording, bucket: this.opts.bucket },
+          event: {
+            type: "recording_ready",
+            meeting: { platformRoomName: p.room_name, near: seconds(p.start_ts) },
+            recording,
+            bucket: this.opts.bucket,
+          },
         };
       }
       default: {
@@ -310,13 +331,15 @@ export class DailyPlatform implements VideoPlatform {
         this.opts.log.info({ key: t.s3Key }, "screen-share audio track left out of the recording");
         return [];
       }
-      return [{
-        key: t.s3Key,
-        kind: t.type,
-        startOffsetSeconds: parsed ? trackOffsetSeconds(parsed) : null,
-        participantId: parsed?.participantId ?? null,
-        size: t.size ?? null,
-      }];
+      return [
+        {
+          key: t.s3Key,
+          kind: t.type,
+          startOffsetSeconds: parsed ? trackOffsetSeconds(parsed) : null,
+          participantId: parsed?.participantId ?? null,
+          size: t.size ?? null,
+        },
+      ];
     });
     return { ...common, kind: "multitrack", tracks, file: null };
   }

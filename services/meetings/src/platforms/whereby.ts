@@ -44,7 +44,11 @@ const ClientData = z.object({
   displayName: z.string().nullable().optional(),
   externalId: z.string().nullable().optional(),
 });
-const SessionEndedData = z.object({ meetingId: z.string(), roomSessionId: z.string().nullable().optional(), endedAt: z.string().nullable().optional() });
+const SessionEndedData = z.object({
+  meetingId: z.string(),
+  roomSessionId: z.string().nullable().optional(),
+  endedAt: z.string().nullable().optional(),
+});
 /** Whereby does not publish this payload's fields; these are the ones Scribe reads (and its simulator sends). */
 const RecordingFinishedData = z.object({
   meetingId: z.string(),

@@ -22,7 +22,12 @@ export interface ChatMessage {
  * `fallback`: when updating the earlier message fails, post a new one on any error (automatic
  * reports) or only when Zulip says the message is gone (manual posts, reference §5.5).
  */
-export async function postOrUpdate(sql: Sql, client: ZulipClient, m: ChatMessage, fallback: "any" | "invalid_message"): Promise<{ messageId: number; updated: boolean }> {
+export async function postOrUpdate(
+  sql: Sql,
+  client: ZulipClient,
+  m: ChatMessage,
+  fallback: "any" | "invalid_message",
+): Promise<{ messageId: number; updated: boolean }> {
   return sql.begin(async (tx) => {
     await lockTranscriptChat(tx, m.transcriptId);
     const earlier = await zulipMessageOf(tx, m.transcriptId);
@@ -45,14 +50,29 @@ export async function postOrUpdate(sql: Sql, client: ZulipClient, m: ChatMessage
 export async function attemptChatPost(sql: Sql, client: ZulipClient | null, d: DeliveryRow): Promise<AttemptResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
-  if (!client) return { verdict: "cancel", statusCode: null, error: "team chat is no longer configured", excerpt: null, durationMs: 0, eventId: null };
+  if (!client)
+    return { verdict: "cancel", statusCode: null, error: "team chat is no longer configured", excerpt: null, durationMs: 0, eventId: null };
   const target = ZulipTarget.parse(d.target);
   const { content } = ZulipPayload.parse(d.payload);
   try {
     const r = await postOrUpdate(sql, client, { transcriptId: d.transcript_id, ...target, content }, "any");
-    return { verdict: "delivered", statusCode: 200, error: null, excerpt: `message ${r.messageId} ${r.updated ? "updated" : "posted"}`, durationMs: took(), eventId: null };
+    return {
+      verdict: "delivered",
+      statusCode: 200,
+      error: null,
+      excerpt: `message ${r.messageId} ${r.updated ? "updated" : "posted"}`,
+      durationMs: took(),
+      eventId: null,
+    };
   } catch (e) {
     if (!(e instanceof ZulipError)) throw e;
-    return { verdict: e.status === null ? "retryable" : httpVerdict(e.status), statusCode: e.status, error: e.message, excerpt: null, durationMs: took(), eventId: null };
+    return {
+      verdict: e.status === null ? "retryable" : httpVerdict(e.status),
+      statusCode: e.status,
+      error: e.message,
+      excerpt: null,
+      durationMs: took(),
+      eventId: null,
+    };
   }
 }

@@ -64,7 +64,13 @@ export function smtpMailer(s: SmtpSettings): Mailer {
   return {
     async send(msg) {
       try {
-        const info = await transport.sendMail({ from: s.SMTP_FROM_EMAIL, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+        const info = await transport.sendMail({
+          from: s.SMTP_FROM_EMAIL,
+          to: msg.to,
+          subject: msg.subject,
+          text: msg.text,
+          html: msg.html,
+        });
         return { response: info.response };
       } catch (e) {
         const err = e as Error & { responseCode?: number; response?: string; code?: string };
@@ -98,7 +104,12 @@ export class EmailSender {
 
   /** The transcript as `caller` may read it (READ of the read model), timestamped text included. */
   read(caller: Caller, transcriptId: string): Promise<GetTranscript> {
-    return rpcCall(this.bus, projectionOps.get, { caller, id: transcriptId, transcript_format: "text-timestamped" }, { timeoutMs: this.settings.RPC_TIMEOUT_MS });
+    return rpcCall(
+      this.bus,
+      projectionOps.get,
+      { caller, id: transcriptId, transcript_format: "text-timestamped" },
+      { timeoutMs: this.settings.RPC_TIMEOUT_MS },
+    );
   }
 
   send(to: string, content: TranscriptEmailContent): Promise<{ response: string }> {
@@ -126,8 +137,23 @@ export class EmailSender {
       if (!reached.reached) throw Unavailable("the read model does not hold the completed transcript yet");
       transcript = await this.read(caller, d.transcript_id);
     } catch (e) {
-      if (isAppError(e) && e.kind === "not_found") return { verdict: "cancel", statusCode: null, error: "the transcript no longer exists", excerpt: null, durationMs: took(), eventId: null };
-      return { verdict: "retryable", statusCode: null, error: `reading the transcript: ${(e as Error).message}`, excerpt: null, durationMs: took(), eventId: null };
+      if (isAppError(e) && e.kind === "not_found")
+        return {
+          verdict: "cancel",
+          statusCode: null,
+          error: "the transcript no longer exists",
+          excerpt: null,
+          durationMs: took(),
+          eventId: null,
+        };
+      return {
+        verdict: "retryable",
+        statusCode: null,
+        error: `reading the transcript: ${(e as Error).message}`,
+        excerpt: null,
+        durationMs: took(),
+        eventId: null,
+      };
     }
     try {
       const info = await this.send(target.to, emailContent(transcript, this.settings.UI_BASE_URL, target.include_link));

@@ -60,13 +60,30 @@ export class WebhookSender {
       notifierMetrics.webhookDuration.observe(err.durationMs / 1000);
       // A URL that may not be called, or cannot be, will not get better by waiting.
       const permanent = err.code === "blocked_address" || err.code === "invalid_url";
-      return { verdict: permanent ? "permanent" : "retryable", statusCode: null, error: `${failureKind(err)}: ${failureText(err)}`, excerpt: null, durationMs: err.durationMs, eventId };
+      return {
+        verdict: permanent ? "permanent" : "retryable",
+        statusCode: null,
+        error: `${failureKind(err)}: ${failureText(err)}`,
+        excerpt: null,
+        durationMs: err.durationMs,
+        eventId,
+      };
     }
   }
 
   /** The test event, sent now and answered with the outcome (behaviour §3.7 with the decisions' message). */
-  async test(room: { id: string; name: string; webhook_url: string | null; webhook_secret: string | null }, now: Date): Promise<WebhookTestResult> {
-    if (!room.webhook_url) return this.tested("error", { success: false, message: "", error: "No webhook URL configured", status_code: null, response_preview: null });
+  async test(
+    room: { id: string; name: string; webhook_url: string | null; webhook_secret: string | null },
+    now: Date,
+  ): Promise<WebhookTestResult> {
+    if (!room.webhook_url)
+      return this.tested("error", {
+        success: false,
+        message: "",
+        error: "No webhook URL configured",
+        status_code: null,
+        response_preview: null,
+      });
     const body = testBody(room, newEventId(), now);
     const headers = webhookHeaders({ event: "test", retry: 0, deliveryId: randomUUID(), secret: room.webhook_secret, body, now });
     let res: HttpResponse;

@@ -73,7 +73,11 @@ export class ZulipClient {
     }
     if (status < 200 || status >= 300) {
       const msg = Result.safeParse(json).data?.msg;
-      throw new ZulipError(`Failed to ${op}: Zulip answered ${status}${msg ? `: ${msg}` : ""}`, status, status === 400 && msg === "Invalid message(s)");
+      throw new ZulipError(
+        `Failed to ${op}: Zulip answered ${status}${msg ? `: ${msg}` : ""}`,
+        status,
+        status === 400 && msg === "Invalid message(s)",
+      );
     }
     return json;
   }
@@ -92,7 +96,9 @@ export class ZulipClient {
 
   /** Posts to a stream; answers the new message's id. */
   async post(stream: string, topic: string, content: string): Promise<number> {
-    const r = Posted.safeParse(await this.call("send message to Zulip", "POST", "/messages", { type: "stream", to: stream, topic, content }));
+    const r = Posted.safeParse(
+      await this.call("send message to Zulip", "POST", "/messages", { type: "stream", to: stream, topic, content }),
+    );
     if (!r.success) throw new ZulipError("Failed to send message to Zulip: the answer has no message id", null);
     return r.data.id;
   }

@@ -60,7 +60,10 @@ function transcriptLine(line: string): string {
 }
 
 export function emailHtml(c: TranscriptEmailContent): string {
-  const parts = [`<div style="font-family:Arial,Helvetica,sans-serif;max-width:600px;margin:0 auto;color:#333">`, `<h2>${escapeHtml(titleOf(c.title))}</h2>`];
+  const parts = [
+    `<div style="font-family:Arial,Helvetica,sans-serif;max-width:600px;margin:0 auto;color:#333">`,
+    `<h2>${escapeHtml(titleOf(c.title))}</h2>`,
+  ];
   if (c.shortSummary) parts.push(`<p style="color:#555">${escapeHtml(c.shortSummary)}</p>`);
   if (c.timestampedText) {
     const lines = c.timestampedText.split("\n").filter((l) => l.trim() !== "");

@@ -46,7 +46,12 @@ export interface CompletionPlan {
 
 type Completed = z.infer<typeof TranscriptCompleted>;
 
-export function planCompletion(completed: Completed, room: RoomCopy | null, meeting: MeetingCopy | null, settings: NotifierSettings): CompletionPlan {
+export function planCompletion(
+  completed: Completed,
+  room: RoomCopy | null,
+  meeting: MeetingCopy | null,
+  settings: NotifierSettings,
+): CompletionPlan {
   const t = completed.transcript;
   const liveRoom = room && !room.deleted && room.id === t.room_id ? room : null;
   const liveMeeting = meeting && !meeting.deleted && meeting.id === t.meeting_id ? meeting : null;

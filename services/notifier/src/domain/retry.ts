@@ -54,9 +54,7 @@ export function httpVerdict(status: number): Verdict {
 }
 
 export type NextStep =
-  | { status: "delivered" }
-  | { status: "failed"; reason: "refused" | "window_passed" }
-  | { status: "pending"; nextAttemptAt: Date };
+  { status: "delivered" } | { status: "failed"; reason: "refused" | "window_passed" } | { status: "pending"; nextAttemptAt: Date };
 
 /**
  * After an attempt of a round that started at `roundStartedAt` (its first attempt) and had made
@@ -64,7 +62,10 @@ export type NextStep =
  * in the future. Slots missed while the service was down are skipped, not made back to back, so the
  * schedule still ends where it would have; past the last slot the delivery has failed.
  */
-export function afterAttempt(verdict: Verdict, opts: { roundStartedAt: Date; roundAttempts: number; now: Date; offsets: readonly number[] }): NextStep {
+export function afterAttempt(
+  verdict: Verdict,
+  opts: { roundStartedAt: Date; roundAttempts: number; now: Date; offsets: readonly number[] },
+): NextStep {
   if (verdict === "delivered") return { status: "delivered" };
   if (verdict === "permanent") return { status: "failed", reason: "refused" };
   const start = opts.roundStartedAt.getTime();

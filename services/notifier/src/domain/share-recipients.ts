@@ -6,7 +6,10 @@ const PLAIN_ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+\.[^\s@<>,;:"()
 export type RecipientsOutcome = { ok: true; addresses: string[] } | { ok: false; msg: string };
 
 export function shareRecipients(raw: string, max: number): RecipientsOutcome {
-  const addresses = raw.split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+  const addresses = raw
+    .split(/[,;]/)
+    .map((a) => a.trim())
+    .filter(Boolean);
   if (addresses.length === 0) return { ok: false, msg: "an e-mail address is required" };
   if (addresses.length > max) return { ok: false, msg: `at most ${max} recipient(s) per request` };
   const bad = addresses.find((a) => !PLAIN_ADDRESS.test(a));

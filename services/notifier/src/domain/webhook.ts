@@ -76,7 +76,12 @@ export function webhookTranscript(t: TranscriptState, topics: readonly Completed
  * puts a stored payload's keys back in that order), with this attempt's event id and time.
  */
 export function completedBody(payload: WebhookPayloadBody, eventId: string, now: Date): string {
-  const ordered = TranscriptCompletedPayload.parse({ event: "transcript.completed", event_id: eventId, timestamp: pydanticTimestamp(now), ...payload });
+  const ordered = TranscriptCompletedPayload.parse({
+    event: "transcript.completed",
+    event_id: eventId,
+    timestamp: pydanticTimestamp(now),
+    ...payload,
+  });
   return JSON.stringify(ordered);
 }
 

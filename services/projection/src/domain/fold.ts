@@ -30,7 +30,11 @@ export type TranscriptFoldEvent =
   | { type: "transcript.created" | "transcript.updated"; time: string; data: TranscriptState }
   | { type: "transcript.completed"; time: string; data: { transcript: TranscriptState } }
   | { type: "transcript.destroyed"; time: string; data: { transcript: TranscriptState } }
-  | { type: "transcript.topic.upserted"; time: string; data: { transcript_id: string; version: number; position: number; topic: TopicRecord } }
+  | {
+      type: "transcript.topic.upserted";
+      time: string;
+      data: { transcript_id: string; version: number; position: number; topic: TopicRecord };
+    }
   | { type: "transcript.topics.cleared"; time: string; data: { transcript_id: string; version: number } };
 
 /** `unchanged`: stale, nothing to write. `not_yet_known`: a topic event before its transcript, retried later. */
@@ -38,13 +42,39 @@ export type FoldResult = TranscriptRow | "unchanged" | "not_yet_known";
 
 /** What a destroyed transcript keeps: ids, versions, times, ownership; none of what it held. */
 export function tombstoneOf(s: TranscriptState, eventTime: string): TranscriptState {
-  return { ...s, name: "", title: null, short_summary: null, long_summary: null, action_items: null, participants: [], webvtt: null, deleted_at: s.deleted_at ?? eventTime };
+  return {
+    ...s,
+    name: "",
+    title: null,
+    short_summary: null,
+    long_summary: null,
+    action_items: null,
+    participants: [],
+    webvtt: null,
+    deleted_at: s.deleted_at ?? eventTime,
+  };
 }
 
 function withState(row: TranscriptRow | null, s: TranscriptState, destroyedAt: string | null): FoldResult {
-  if (!row) return { id: s.id, version: s.version, state_version: s.version, topics_reset_version: 0, destroyed_at: destroyedAt, state: s, topics: {} };
+  if (!row)
+    return {
+      id: s.id,
+      version: s.version,
+      state_version: s.version,
+      topics_reset_version: 0,
+      destroyed_at: destroyedAt,
+      state: s,
+      topics: {},
+    };
   if (row.state_version >= s.version || row.destroyed_at !== null) return "unchanged";
-  return { ...row, state: s, state_version: s.version, version: Math.max(row.version, s.version), destroyed_at: destroyedAt, topics: destroyedAt ? {} : row.topics };
+  return {
+    ...row,
+    state: s,
+    state_version: s.version,
+    version: Math.max(row.version, s.version),
+    destroyed_at: destroyedAt,
+    topics: destroyedAt ? {} : row.topics,
+  };
 }
 
 export function foldTranscript(row: TranscriptRow | null, ev: TranscriptFoldEvent): FoldResult {

@@ -125,7 +125,12 @@ export function filterNonOverlapping(candidates: Iterable<SnippetCandidate>, max
  * Up to `maxSnippets` windows around literal matches of `query`. A multi-word query that never
  * occurs verbatim falls back to its first word.
  */
-export function generateSnippets(text: string | PreparedText, query: string, maxSnippets: number, limits: SnippetLimits = DEFAULT_LIMITS): string[] {
+export function generateSnippets(
+  text: string | PreparedText,
+  query: string,
+  maxSnippets: number,
+  limits: SnippetLimits = DEFAULT_LIMITS,
+): string[] {
   const p = typeof text === "string" ? prepareText(text) : text;
   if (p.length === 0 || !query || maxSnippets <= 0) return [];
   const snippets = filterNonOverlapping(

@@ -74,14 +74,19 @@ export type PublishedEvent =
   | { type: "transcript.destroyed"; data: { transcript: TranscriptState; reason: "user" | "retention" } }
   | {
       type: "transcript.event.appended";
-      data: { transcript_id: string; user_id: string | null; run_id: string | null; event: PipelineEventName; data: Record<string, unknown> };
+      data: {
+        transcript_id: string;
+        user_id: string | null;
+        run_id: string | null;
+        event: PipelineEventName;
+        data: Record<string, unknown>;
+      };
     }
   | { type: "transcript.lifecycle.changed"; data: { transcript_id: string; user_id: string; action: "created" | "deleted" | "restored" } };
 
 /** Kept by the write side only: which recording to process, which run may write. */
 export type InternalEvent =
-  | { type: "recording.attached"; data: { recording: RecordingReady } }
-  | { type: "run.started"; data: { run_id: string } };
+  { type: "recording.attached"; data: { recording: RecordingReady } } | { type: "run.started"; data: { run_id: string } };
 
 export type TranscriptEvent = PublishedEvent | InternalEvent;
 
@@ -90,7 +95,15 @@ export const isPublished = (e: TranscriptEvent): e is PublishedEvent => !INTERNA
 
 /** What a command reads besides the state: long transcripts' topics and event logs are loaded only then. */
 export function loads(command: TranscriptCommand): { topics: boolean; events: boolean } {
-  const topics = ["assignSpeaker", "mergeSpeakers", "startRun", "replaceTopics", "complete", "startLiveRecording", "handOverLiveRecording"].includes(command.type);
+  const topics = [
+    "assignSpeaker",
+    "mergeSpeakers",
+    "startRun",
+    "replaceTopics",
+    "complete",
+    "startLiveRecording",
+    "handOverLiveRecording",
+  ].includes(command.type);
   return { topics, events: command.type === "appendEvent" };
 }
 
@@ -101,7 +114,14 @@ function loaded<T>(part: T[] | null, what: string): T[] {
 
 /** The webhook's view of topics: no words, each with its own WebVTT. */
 export function completedTopics(topics: TopicRecord[]): CompletedTopic[] {
-  return topics.map((t) => ({ id: t.id, title: t.title, summary: t.summary, timestamp: t.timestamp, duration: t.duration, webvtt: wordsToWebvtt(t.words) }));
+  return topics.map((t) => ({
+    id: t.id,
+    title: t.title,
+    summary: t.summary,
+    timestamp: t.timestamp,
+    duration: t.duration,
+    webvtt: wordsToWebvtt(t.words),
+  }));
 }
 
 const sameState = (a: TranscriptState, b: TranscriptState) =>
@@ -142,13 +162,19 @@ function changed(
 }
 
 function onCurrentRun(a: Aggregate, runId: string): void {
-  if (a.current_run_id !== runId) throw new RuleError("conflict", `run ${runId} is not the transcript's current run (${a.current_run_id ?? "none"})`, "stale_run");
+  if (a.current_run_id !== runId)
+    throw new RuleError("conflict", `run ${runId} is not the transcript's current run (${a.current_run_id ?? "none"})`, "stale_run");
 }
 
 /** A status change is logged as STATUS for the transcript's sockets (and the owner's). */
 function statusLogged(before: TranscriptState, after: TranscriptState, runId: string): PublishedEvent[] {
   if (after.status === before.status) return [];
-  return [{ type: "transcript.event.appended", data: { transcript_id: after.id, user_id: after.user_id, run_id: runId, event: "STATUS", data: { value: after.status } } }];
+  return [
+    {
+      type: "transcript.event.appended",
+      data: { transcript_id: after.id, user_id: after.user_id, run_id: runId, event: "STATUS", data: { value: after.status } },
+    },
+  ];
 }
 
 function exists(a: Aggregate | null): Aggregate {
@@ -161,7 +187,8 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
     if (current) throw new RuleError("bad_request", "Transcript already exists");
     const s = command.transcript;
     const created: TranscriptEvent[] = [{ type: "transcript.created", data: s }];
-    if (s.user_id) created.push({ type: "transcript.lifecycle.changed", data: { transcript_id: s.id, user_id: s.user_id, action: "created" } });
+    if (s.user_id)
+      created.push({ type: "transcript.lifecycle.changed", data: { transcript_id: s.id, user_id: s.user_id, action: "created" } });
     return created;
   }
   const a = exists(current);
@@ -186,13 +213,23 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       ];
     case "destroy":
       if (command.reason === "user" && s.deleted_at === null) throw new RuleError("bad_request", "Transcript must be soft-deleted first");
-      return [{ type: "transcript.destroyed", data: { transcript: contentFree({ ...s, version: s.version + 1, updated_at: command.now.toISOString() }), reason: command.reason } }];
+      return [
+        {
+          type: "transcript.destroyed",
+          data: {
+            transcript: contentFree({ ...s, version: s.version + 1, updated_at: command.now.toISOString() }),
+            reason: command.reason,
+          },
+        },
+      ];
     case "setShareMode":
       return changed(a, command.now, { state: { ...s, share_mode: command.share_mode } });
     case "addParticipant":
       return changed(a, command.now, { state: { ...s, participants: addParticipant(s.participants, command.participant) } });
     case "updateParticipant":
-      return changed(a, command.now, { state: { ...s, participants: updateParticipant(s.participants, command.participant_id, command.patch).participants } });
+      return changed(a, command.now, {
+        state: { ...s, participants: updateParticipant(s.participants, command.participant_id, command.patch).participants },
+      });
     case "removeParticipant":
       return changed(a, command.now, { state: { ...s, participants: removeParticipant(s.participants, command.participant_id) } });
     case "assignSpeaker": {
@@ -211,7 +248,9 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
         // An upload completes as `uploaded`, a file transcript (behaviour §3.1); it is processed next.
         ...(r.source === "upload" ? { status: "uploaded" as const, source_kind: "file" as const } : {}),
       };
-      const attached: TranscriptEvent[] = isDeepStrictEqual(a.recording_source, r) ? [] : [{ type: "recording.attached", data: { recording: r } }];
+      const attached: TranscriptEvent[] = isDeepStrictEqual(a.recording_source, r)
+        ? []
+        : [{ type: "recording.attached", data: { recording: r } }];
       return [...changed(a, command.now, { state }), ...attached];
     }
     case "startRun": {
@@ -238,7 +277,12 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       const entry: LoggedEvent = { event: command.event, data: command.data };
       // A step that runs again appends the same entry again: it was already announced.
       if (loaded(a.events, "event log").some((e) => isDeepStrictEqual(e, entry))) return [];
-      return [{ type: "transcript.event.appended", data: { transcript_id: s.id, user_id: s.user_id, run_id: command.run_id, event: command.event, data: command.data } }];
+      return [
+        {
+          type: "transcript.event.appended",
+          data: { transcript_id: s.id, user_id: s.user_id, run_id: command.run_id, event: command.event, data: command.data },
+        },
+      ];
     }
     case "complete": {
       onCurrentRun(a, command.run_id);
@@ -246,10 +290,18 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
       const next: TranscriptState = { ...s, status: "ended", error: null };
       const topics = completedTopics(loaded(a.topics, "topics"));
       const at = command.now.toISOString();
-      const completion = changed(a, command.now, { state: next }, {
-        always: true,
-        stateEvent: (transcript) => ({ type: "transcript.completed", data: { transcript, topics, run_id: command.run_id, completed_at: at } }),
-      });
+      const completion = changed(
+        a,
+        command.now,
+        { state: next },
+        {
+          always: true,
+          stateEvent: (transcript) => ({
+            type: "transcript.completed",
+            data: { transcript, topics, run_id: command.run_id, completed_at: at },
+          }),
+        },
+      );
       return [...completion, ...statusLogged(s, next, command.run_id)];
     }
     case "fail": {
@@ -261,7 +313,10 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
     }
     case "startLiveRecording": {
       const next = recordingStarted(a, command.run_id).state;
-      const started: TranscriptEvent[] = [...changed(a, command.now, { state: next, topics: [] }), { type: "run.started", data: { run_id: command.run_id } }];
+      const started: TranscriptEvent[] = [
+        ...changed(a, command.now, { state: next, topics: [] }),
+        { type: "run.started", data: { run_id: command.run_id } },
+      ];
       return [...started, ...statusLogged(s, next, command.run_id)];
     }
     case "handOverLiveRecording": {
@@ -272,7 +327,8 @@ export function decide(command: TranscriptCommand, current: Aggregate | null): T
     }
     case "failLiveRecording": {
       const next = recordingFailed(a, command.run_id, command.reason)?.state;
-      if (!next) throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run, or it ended`, "stale_run");
+      if (!next)
+        throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run, or it ended`, "stale_run");
       return [...changed(a, command.now, { state: next }), ...statusLogged(s, next, command.run_id)];
     }
   }
@@ -311,7 +367,11 @@ export function evolve(current: Aggregate | null, event: TranscriptEvent): Aggre
     case "transcript.topics.cleared":
       return { ...a, state: { ...a.state, version: event.data.version }, topics: [] };
     case "transcript.topic.upserted":
-      return { ...a, state: { ...a.state, version: event.data.version }, topics: withTopic(a.topics, event.data.position, event.data.topic) };
+      return {
+        ...a,
+        state: { ...a.state, version: event.data.version },
+        topics: withTopic(a.topics, event.data.position, event.data.topic),
+      };
     case "transcript.event.appended":
       // Not loaded: the store appends the entry without reading the log.
       return a.events === null ? a : { ...a, events: [...a.events, { event: event.data.event, data: event.data.data }] };

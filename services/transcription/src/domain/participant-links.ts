@@ -12,7 +12,13 @@ export function refusedUserLinks(
   const linked = new Set(current.flatMap((p) => (p.user_id ? [p.user_id] : [])));
   return proposed.flatMap((p, i) =>
     p.user_id && p.user_id !== callerId && !linked.has(p.user_id)
-      ? [{ loc: ["body", "participants", i, "user_id"], msg: "You may link only yourself or a user already linked to this transcript", type: "value_error" }]
+      ? [
+          {
+            loc: ["body", "participants", i, "user_id"],
+            msg: "You may link only yourself or a user already linked to this transcript",
+            type: "value_error",
+          },
+        ]
       : [],
   );
 }

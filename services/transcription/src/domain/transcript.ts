@@ -141,7 +141,12 @@ export function applyApiPatch(s: TranscriptState, patch: UpdateTranscript, newId
   if (patch.reviewed != null) next.reviewed = patch.reviewed;
   if (patch.audio_deleted !== undefined) next.audio_deleted = patch.audio_deleted;
   if (patch.participants !== undefined) {
-    next.participants = (patch.participants ?? []).map((p) => ({ id: p.id ?? newId(), speaker: p.speaker, name: p.name, user_id: p.user_id ?? null }));
+    next.participants = (patch.participants ?? []).map((p) => ({
+      id: p.id ?? newId(),
+      speaker: p.speaker,
+      name: p.name,
+      user_id: p.user_id ?? null,
+    }));
   }
   return next;
 }

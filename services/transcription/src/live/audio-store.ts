@@ -49,7 +49,11 @@ async function segmentsOf(bucket: ObjectStorage, transcriptId: string, sessionId
 }
 
 /** One WAV of every stored segment; null when no audio was stored. */
-export async function assembleLiveAudio(bucket: ObjectStorage, transcriptId: string, sessionId: string): Promise<{ key: string; size: number; durationMs: number } | null> {
+export async function assembleLiveAudio(
+  bucket: ObjectStorage,
+  transcriptId: string,
+  sessionId: string,
+): Promise<{ key: string; size: number; durationMs: number } | null> {
   const segments = await segmentsOf(bucket, transcriptId, sessionId);
   const dataBytes = segments.reduce((n, s) => n + s.size, 0) & ~1;
   if (dataBytes === 0) return null;

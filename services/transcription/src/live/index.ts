@@ -25,7 +25,10 @@ export function startLiveRecording(rt: ServiceRuntime<TranscriptionConfig>, port
     workDir: deps.workDir,
   });
   rt.rpc.handle(transcriptionOps.recordWebrtc, ({ caller, id, offer }) => recorder.start(caller, id, offer));
-  const recovery = rt.config.LIVE_RECOVERY_INTERVAL_MS > 0 ? runPeriodically("live-recovery", rt.config.LIVE_RECOVERY_INTERVAL_MS, () => recorder.recoverAbandoned(), rt.log) : null;
+  const recovery =
+    rt.config.LIVE_RECOVERY_INTERVAL_MS > 0
+      ? runPeriodically("live-recovery", rt.config.LIVE_RECOVERY_INTERVAL_MS, () => recorder.recoverAbandoned(), rt.log)
+      : null;
   rt.onStop(async () => {
     await recovery?.stop();
     await recorder.stopAll();

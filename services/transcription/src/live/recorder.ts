@@ -46,9 +46,14 @@ export class LiveRecorder {
     if (refusal) throw BadRequest(refusal);
     const problem = offerProblem(offer.sdp);
     if (problem) throw Invalid([{ loc: ["body", "sdp"], msg: `Invalid SDP offer: ${problem}`, type: "value_error" }]);
-    if (this.sessions.size >= this.deps.config.LIVE_MAX_SESSIONS) throw Unavailable("Too many live recordings on this server; try again later");
+    if (this.sessions.size >= this.deps.config.LIVE_MAX_SESSIONS)
+      throw Unavailable("Too many live recordings on this server; try again later");
 
-    const session = new LiveSession(this.deps, { id: transcriptId, source_language: current!.state.source_language, target_language: current!.state.target_language });
+    const session = new LiveSession(this.deps, {
+      id: transcriptId,
+      source_language: current!.state.source_language,
+      target_language: current!.state.target_language,
+    });
     let answer: { sdp: string; type: string };
     try {
       answer = await session.answer(offer.sdp);
@@ -62,7 +67,13 @@ export class LiveRecorder {
         assertRead(a?.state ?? null, caller);
         const fresh = new Date(Date.now() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
         if (await activeSessionOf(tx, transcriptId, fresh)) throw BadRequest("A live recording is already running for this transcript");
-        await insertLiveSession(tx, { id: session.id, transcript_id: transcriptId, bucket: this.deps.bucketName, instance: this.instance, now: new Date() });
+        await insertLiveSession(tx, {
+          id: session.id,
+          transcript_id: transcriptId,
+          bucket: this.deps.bucketName,
+          instance: this.instance,
+          now: new Date(),
+        });
         await beginLiveRun(tx, a!, session.id);
       });
     } catch (e) {
@@ -85,7 +96,11 @@ export class LiveRecorder {
    * End session `sessionId` from what storage holds. With `staleBefore` (recovery) only when its
    * process has not renewed it since. Returns what happened, null when there was nothing to do.
    */
-  async finish(sessionId: string, reason: string, opts: { staleBefore?: Date } = {}): Promise<"processing" | "no_audio" | "superseded" | null> {
+  async finish(
+    sessionId: string,
+    reason: string,
+    opts: { staleBefore?: Date } = {},
+  ): Promise<"processing" | "no_audio" | "superseded" | null> {
     const now = new Date();
     let transcriptId = "";
     const outcome = await this.sql.begin(async (tx) => {
@@ -99,14 +114,25 @@ export class LiveRecorder {
         await finishLiveSession(tx, sessionId, "no_audio", now);
         return "no_audio" as const;
       }
-      const handed = await handOverLiveRun(tx, row.transcript_id, sessionId, { bucket: row.bucket, key: audio.key, size: audio.size }, this.log);
+      const handed = await handOverLiveRun(
+        tx,
+        row.transcript_id,
+        sessionId,
+        { bucket: row.bucket, key: audio.key, size: audio.size },
+        this.log,
+      );
       const result = handed ? ("processing" as const) : ("superseded" as const);
       await finishLiveSession(tx, sessionId, result, now);
-      this.log.info({ sessionId, transcriptId: row.transcript_id, reason, outcome: result, durationMs: audio.durationMs }, "live recording handed to processing");
+      this.log.info(
+        { sessionId, transcriptId: row.transcript_id, reason, outcome: result, durationMs: audio.durationMs },
+        "live recording handed to processing",
+      );
       return result;
     });
     if (outcome === "processing" || outcome === "superseded") {
-      await removeSegments(this.deps.bucket, transcriptId, sessionId).catch((e) => this.log.warn({ err: e, sessionId }, "live segments not removed"));
+      await removeSegments(this.deps.bucket, transcriptId, sessionId).catch((e) =>
+        this.log.warn({ err: e, sessionId }, "live segments not removed"),
+      );
     }
     return outcome;
   }
@@ -114,7 +140,9 @@ export class LiveRecorder {
   /** Sessions of processes that died (not renewed for the lease), finished from their stored audio. */
   async recoverAbandoned(opts: { now?: Date } = {}): Promise<{ recovered: string[] }> {
     const staleBefore = new Date((opts.now ?? new Date()).getTime() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
-    const rows = await this.sql<{ id: string }[]>`select id from live_session where finished_at is null and heartbeat_at < ${staleBefore} order by heartbeat_at limit 20`;
+    const rows = await this.sql<
+      { id: string }[]
+    >`select id from live_session where finished_at is null and heartbeat_at < ${staleBefore} order by heartbeat_at limit 20`;
     const recovered: string[] = [];
     for (const { id } of rows) {
       if (this.sessions.has(id)) continue;

@@ -45,7 +45,8 @@ export interface LiveTranscript {
   target_language: string;
 }
 
-const wav = (samples: Int16Array): Buffer => Buffer.concat([wavHeader(samples.byteLength), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
+const wav = (samples: Int16Array): Buffer =>
+  Buffer.concat([wavHeader(samples.byteLength), Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]);
 
 export class LiveSession {
   readonly id = randomUUID();
@@ -129,7 +130,9 @@ export class LiveSession {
       void this.stop(`no audio for ${Math.round(idleMs / 1000)} s`);
       return;
     }
-    renewLiveSession(this.deps.sql, this.id, this.storedBytes, new Date()).catch((e) => this.log.warn({ err: e }, "live session heartbeat failed"));
+    renewLiveSession(this.deps.sql, this.id, this.storedBytes, new Date()).catch((e) =>
+      this.log.warn({ err: e }, "live session heartbeat failed"),
+    );
   }
 
   private onRtp(rtp: RtpPacket): void {
@@ -217,7 +220,11 @@ export class LiveSession {
   private async addTopic(words: Word[]): Promise<void> {
     this.topicFrom = this.words.length;
     const t = this.transcript;
-    const { title, summary } = await this.deps.summariser.topic(words, { participants: [], sourceLanguage: t.source_language, targetLanguage: t.target_language });
+    const { title, summary } = await this.deps.summariser.topic(words, {
+      participants: [],
+      sourceLanguage: t.source_language,
+      targetLanguage: t.target_language,
+    });
     const topic: TopicRecord = {
       id: stableId(this.id, "topic", this.topics.length),
       title,
@@ -241,7 +248,9 @@ export class LiveSession {
       await this.decoder?.end().catch(() => {});
       for (const chunk of this.chunker.flush()) this.transcribe(chunk);
       this.storeSegment();
-      this.transcribing = this.transcribing.then(() => this.announce(this.lines.flush())).catch((e) => this.log.warn({ err: e }, "last live lines lost"));
+      this.transcribing = this.transcribing
+        .then(() => this.announce(this.lines.flush()))
+        .catch((e) => this.log.warn({ err: e }, "last live lines lost"));
       await Promise.all([this.storing, this.transcribing]);
       await rm(join(this.deps.workDir, "live", this.id), { recursive: true, force: true });
       await this.onFlushed(this, reason);

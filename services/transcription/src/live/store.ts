@@ -13,7 +13,10 @@ export interface LiveSessionRow {
   outcome: string | null;
 }
 
-export async function insertLiveSession(db: Db, row: { id: string; transcript_id: string; bucket: string; instance: string; now: Date }): Promise<void> {
+export async function insertLiveSession(
+  db: Db,
+  row: { id: string; transcript_id: string; bucket: string; instance: string; now: Date },
+): Promise<void> {
   await db`insert into live_session (id, transcript_id, bucket, instance, started_at, heartbeat_at)
     values (${row.id}, ${row.transcript_id}, ${row.bucket}, ${row.instance}, ${row.now}, ${row.now})`;
 }

@@ -5,7 +5,17 @@ import { assignSpeakers, type DiarizationSegment, type Word } from "@scribe/ai";
 import { workflow } from "@scribe/workflow";
 import { extractAudio, storeWaveform, transcribeMp3, withMp3 } from "./steps/audio";
 import { cleanupConsent } from "./steps/consent";
-import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, MEDIA_TIMEOUT_S, policy, SPEECH_TIMEOUT_S, STT_QUEUE } from "./steps/policy";
+import {
+  bestEffort,
+  failTranscript,
+  ioOf,
+  LLM_QUEUE,
+  MEDIA_QUEUE,
+  MEDIA_TIMEOUT_S,
+  policy,
+  SPEECH_TIMEOUT_S,
+  STT_QUEUE,
+} from "./steps/policy";
 import { storeSummaries, storeTitle, storeTopics, wordsText } from "./steps/summaries";
 import { PipelineInputSchema } from "./input";
 import type { GetContext } from "./context";
@@ -25,22 +35,30 @@ export function fileWorkflow(get: GetContext) {
       await port.appendEvent(id, ctx.runId, "DURATION", { duration: out.duration_ms });
       return out;
     })
-    .step("transcribe", { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ words: Word[] }> => ({
-      words: await transcribeMp3(get().deps, ctx.input, ioOf(ctx)),
-    }))
-    .step("diarize", { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: MEDIA_QUEUE }), after: ["extract"] }, async (ctx): Promise<{ segments: DiarizationSegment[] | null }> => {
-      const { deps } = get();
-      const diarizer = deps.ai.diarizer;
-      if (!diarizer) return { segments: null };
-      try {
-        return { segments: await withMp3(deps, ctx.input, ioOf(ctx), (path) => diarizer.diarize(path, { signal: ctx.signal })) };
-      } catch (e) {
-        // Best effort (§4.2): words keep speaker 0. An abort is the runner's, not diarization's.
-        if (ctx.signal.aborted) throw e;
-        ctx.log.warn({ err: e }, "diarization failed; continuing without speakers");
-        return { segments: null };
-      }
-    })
+    .step(
+      "transcribe",
+      { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }), after: ["extract"] },
+      async (ctx): Promise<{ words: Word[] }> => ({
+        words: await transcribeMp3(get().deps, ctx.input, ioOf(ctx)),
+      }),
+    )
+    .step(
+      "diarize",
+      { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: MEDIA_QUEUE }), after: ["extract"] },
+      async (ctx): Promise<{ segments: DiarizationSegment[] | null }> => {
+        const { deps } = get();
+        const diarizer = deps.ai.diarizer;
+        if (!diarizer) return { segments: null };
+        try {
+          return { segments: await withMp3(deps, ctx.input, ioOf(ctx), (path) => diarizer.diarize(path, { signal: ctx.signal })) };
+        } catch (e) {
+          // Best effort (§4.2): words keep speaker 0. An abort is the runner's, not diarization's.
+          if (ctx.signal.aborted) throw e;
+          ctx.log.warn({ err: e }, "diarization failed; continuing without speakers");
+          return { segments: null };
+        }
+      },
+    )
     .step("waveform", { ...policy(300, 3, 10, { queue: MEDIA_QUEUE }), after: ["extract"] }, async (ctx) => {
       const { port, deps } = get();
       const out = await storeWaveform(deps, ctx.input, ioOf(ctx));
@@ -54,7 +72,10 @@ export function fileWorkflow(get: GetContext) {
     })
     .step("topics", { ...policy(1200, 3, 30, { queue: LLM_QUEUE }), after: ["assemble", "extract"] }, async (ctx) => {
       const { port, deps } = get();
-      return storeTopics(deps, port, ctx.input, ctx.runId, ctx.parents.assemble.words, { accumulate: true, durationSeconds: ctx.parents.extract.duration_ms / 1000 });
+      return storeTopics(deps, port, ctx.input, ctx.runId, ctx.parents.assemble.words, {
+        accumulate: true,
+        durationSeconds: ctx.parents.extract.duration_ms / 1000,
+      });
     })
     .step("title", { ...policy(300, 3, 15, { queue: LLM_QUEUE }), after: ["topics"] }, async (ctx) => {
       const { port, deps } = get();

@@ -38,7 +38,8 @@ const plans = () => (planning ??= pipelineWorkflows(planningOnly));
  */
 export async function startPipeline(tx: Tx, input: PipelineInput): Promise<{ run_id: string }> {
   const opts = { subject: input.transcript_id, supersede: true };
-  const { runId } = input.kind === "multitrack" ? await startRun(tx, plans().multitrack, input, opts) : await startRun(tx, plans().file, input, opts);
+  const { runId } =
+    input.kind === "multitrack" ? await startRun(tx, plans().multitrack, input, opts) : await startRun(tx, plans().file, input, opts);
   return { run_id: runId };
 }
 
@@ -68,7 +69,11 @@ export interface PipelineWorkers {
 }
 
 /** Start a WorkflowWorker running every step of both pipelines, writing through `port`. */
-export async function startPipelineWorkers(rt: PipelineRuntime, port: TranscriptPort, opts: PipelineWorkerOptions): Promise<PipelineWorkers> {
+export async function startPipelineWorkers(
+  rt: PipelineRuntime,
+  port: TranscriptPort,
+  opts: PipelineWorkerOptions,
+): Promise<PipelineWorkers> {
   const { worker: workerOpts, ...deps } = opts;
   const log = rt.log.child({ component: "pipelines" });
   const ctx: PipelineContext = { port, deps, log };
@@ -80,4 +85,3 @@ export async function startPipelineWorkers(rt: PipelineRuntime, port: Transcript
   rt.onStop?.(stop);
   return { worker, workflows, deps, stop };
 }
-

@@ -6,7 +6,19 @@ import { workflow } from "@scribe/workflow";
 import type { Word } from "@scribe/ai";
 import { cleanupConsent } from "./steps/consent";
 import { mixdownTracks, processTrack, storeWaveform, type TrackResult } from "./steps/audio";
-import { bestEffort, failTranscript, ioOf, LLM_QUEUE, MEDIA_QUEUE, MEDIA_TIMEOUT_S, MIXDOWN_QUEUE, policy, requireTracks, SPEECH_TIMEOUT_S, STT_QUEUE } from "./steps/policy";
+import {
+  bestEffort,
+  failTranscript,
+  ioOf,
+  LLM_QUEUE,
+  MEDIA_QUEUE,
+  MEDIA_TIMEOUT_S,
+  MIXDOWN_QUEUE,
+  policy,
+  requireTracks,
+  SPEECH_TIMEOUT_S,
+  STT_QUEUE,
+} from "./steps/policy";
 import { mergeWords, participantsOf, storeSummaries, storeTitle, storeTopics } from "./steps/summaries";
 import { PipelineInputSchema, type Track } from "./input";
 import type { GetContext } from "./context";
@@ -27,14 +39,21 @@ export function multitrackWorkflow(get: GetContext) {
     })
     .forEach(
       "tracks",
-      { ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }), after: ["start"], items: (input) => input.tracks.map((track: Track, index: number) => ({ track, index })) },
+      {
+        ...policy(SPEECH_TIMEOUT_S, 3, 30, { queue: STT_QUEUE }),
+        after: ["start"],
+        items: (input) => input.tracks.map((track: Track, index: number) => ({ track, index })),
+      },
       async (ctx): Promise<TrackResult> => processTrack(get().deps, ctx.input, ctx.item.track, ctx.item.index, ioOf(ctx)),
     )
     .step("mixdown", { ...policy(MEDIA_TIMEOUT_S, 2, 15, { queue: MIXDOWN_QUEUE }), after: ["tracks"] }, async (ctx) => {
       const { port, deps } = get();
       const offsets = [...ctx.parents.tracks].sort((a, b) => a.index - b.index).map((t) => t.offset);
       const out = await mixdownTracks(deps, ctx.input, offsets, ioOf(ctx));
-      await port.update(ctx.input.transcript_id, ctx.runId, { audio_location: "storage", ...(out.duration_ms > 0 ? { duration: out.duration_ms } : {}) });
+      await port.update(ctx.input.transcript_id, ctx.runId, {
+        audio_location: "storage",
+        ...(out.duration_ms > 0 ? { duration: out.duration_ms } : {}),
+      });
       if (out.duration_ms > 0) await port.appendEvent(ctx.input.transcript_id, ctx.runId, "DURATION", { duration: out.duration_ms });
       return out;
     })
@@ -67,7 +86,15 @@ export function multitrackWorkflow(get: GetContext) {
       const { port, deps } = get();
       const none = { checked: false, denied: false, deleted: [] as string[], errors: [] as string[] };
       return bestEffort(ctx, none, () =>
-        cleanupConsent(deps, port, ctx.input, ctx.runId, ctx.input.tracks.map((t) => t.key), ctx.log, ctx.signal),
+        cleanupConsent(
+          deps,
+          port,
+          ctx.input,
+          ctx.runId,
+          ctx.input.tracks.map((t) => t.key),
+          ctx.log,
+          ctx.signal,
+        ),
       );
     })
     .step("complete", { ...policy(60, 3, 5), after: ["consent", "waveform", "title", "summaries"] }, async (ctx) => {
@@ -79,4 +106,3 @@ export function multitrackWorkflow(get: GetContext) {
     })
     .build({ onFailure: failTranscript(get) });
 }
-

@@ -12,7 +12,8 @@ beforeAll(async () => {
   await ensureStreams(bus);
 });
 afterAll(async () => {
-  for (const s of ["ROOMS", "MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+  for (const s of ["ROOMS", "MEETINGS", "CALENDAR", "RECORDINGS", "TRANSCRIPTS", "NOTIFICATIONS", "DLQ"])
+    await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
   await bus.close();
 });
 

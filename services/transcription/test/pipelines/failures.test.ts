@@ -47,7 +47,8 @@ beforeAll(async () => {
 }, HEAVY);
 afterAll(async () => env?.close());
 
-const fileRun = (id: string) => pipelineInput({ transcript_id: id, kind: "file", bucket: BUCKET, file: { key: "meeting.wav", size: null } });
+const fileRun = (id: string) =>
+  pipelineInput({ transcript_id: id, kind: "file", bucket: BUCKET, file: { key: "meeting.wav", size: null } });
 
 describe("pipeline failures", () => {
   it(
@@ -135,8 +136,15 @@ describe("pipeline failures", () => {
       expect((await env.finished(first)).status).toBe("cancelled");
       expect((await env.finished(second)).status).toBe("succeeded");
       expect(env.port.transcripts.get("tr-again")!.status).toBe("ended");
-      expect(env.port.callsOf("complete", "tr-again").filter((c) => c.applied).map((c) => c.runId)).toEqual([second]);
-      expect(env.port.calls.filter((c) => c.runId === first && c.applied && c.method !== "load").map((c) => c.method)).not.toContain("complete");
+      expect(
+        env.port
+          .callsOf("complete", "tr-again")
+          .filter((c) => c.applied)
+          .map((c) => c.runId),
+      ).toEqual([second]);
+      expect(env.port.calls.filter((c) => c.runId === first && c.applied && c.method !== "load").map((c) => c.method)).not.toContain(
+        "complete",
+      );
     },
     HEAVY,
   );

@@ -53,7 +53,9 @@ describe("a pipeline worker killed mid-step", () => {
         const sttStarted = waitForLine(lines, "stt-started", exited);
         await waitForLine(lines, "ready", exited);
         const id = "tr-killed";
-        const runId = await env.start(pipelineInput({ transcript_id: id, kind: "file", bucket: "uploads-kill", file: { key: "meeting.wav", size: null } }));
+        const runId = await env.start(
+          pipelineInput({ transcript_id: id, kind: "file", bucket: "uploads-kill", file: { key: "meeting.wav", size: null } }),
+        );
         await sttStarted;
         child.kill("SIGKILL");
         await exited;

@@ -35,7 +35,10 @@ describe("multitrack workflow", () => {
           tracks,
           meeting_id: "meeting-1",
           // Dave was recorded as a participant but has no track: his name still reaches the summaries' context.
-          participants: [...tracks.map((t) => ({ participant_id: t.participant_id, name: t.participant_name!, user_id: null })), { participant_id: null, name: "Dave", user_id: null }],
+          participants: [
+            ...tracks.map((t) => ({ participant_id: t.participant_id, name: t.participant_name!, user_id: null })),
+            { participant_id: null, name: "Dave", user_id: null },
+          ],
         }),
       );
       const run = await env.finished(runId);
@@ -141,7 +144,9 @@ describe("multitrack workflow", () => {
       const id = "tr-multitrack-consent";
       const tracks = await uploadTracks(env, fx, "rec-2");
       env.consent.set("meeting-denied", true);
-      const runId = await env.start(pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks, meeting_id: "meeting-denied" }));
+      const runId = await env.start(
+        pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks, meeting_id: "meeting-denied" }),
+      );
       const run = await env.finished(runId);
       expect(run.status).toBe("succeeded");
       const t = env.port.transcripts.get(id)!;
@@ -163,7 +168,12 @@ describe("multitrack workflow", () => {
       await uploadFile(env.bucket(PLATFORM_BUCKET), "rec-3/broken.webm", bad);
       const id = "tr-multitrack-corrupt";
       const runId = await env.start(
-        pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [tracks[0]!, { ...tracks[1]!, key: "rec-3/broken.webm", start_offset_seconds: null }] }),
+        pipelineInput({
+          transcript_id: id,
+          kind: "multitrack",
+          bucket: PLATFORM_BUCKET,
+          tracks: [tracks[0]!, { ...tracks[1]!, key: "rec-3/broken.webm", start_offset_seconds: null }],
+        }),
       );
       const run = await env.finished(runId);
       expect(run.status).toBe("failed");
@@ -185,7 +195,15 @@ describe("multitrack workflow", () => {
       const track = { start_offset_seconds: 0, participant_id: null, participant_name: null, user_id: null, size: null };
       const id = "tr-multitrack-silent";
       const runId = await env.start(
-        pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [{ ...track, key: "rec-4/a.wav" }, { ...track, key: "rec-4/b.wav", start_offset_seconds: 2 }] }),
+        pipelineInput({
+          transcript_id: id,
+          kind: "multitrack",
+          bucket: PLATFORM_BUCKET,
+          tracks: [
+            { ...track, key: "rec-4/a.wav" },
+            { ...track, key: "rec-4/b.wav", start_offset_seconds: 2 },
+          ],
+        }),
       );
       const run = await env.finished(runId);
       expect(run.status).toBe("failed");
@@ -200,8 +218,12 @@ describe("multitrack workflow", () => {
 
   it("refuses a multitrack recording without tracks", async () => {
     const id = "tr-multitrack-empty";
-    const run = await env.finished(await env.start(pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [] })));
+    const run = await env.finished(
+      await env.start(pipelineInput({ transcript_id: id, kind: "multitrack", bucket: PLATFORM_BUCKET, tracks: [] })),
+    );
     expect(run.status).toBe("failed");
-    expect(env.port.transcripts.get(id)!.error).toBe("start failed after 1 attempt(s): NonRetryableError: recording has no audio tracks (transcript tr-multitrack-empty)");
+    expect(env.port.transcripts.get(id)!.error).toBe(
+      "start failed after 1 attempt(s): NonRetryableError: recording has no audio tracks (transcript tr-multitrack-empty)",
+    );
   });
 });

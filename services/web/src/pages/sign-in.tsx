@@ -27,7 +27,14 @@ export function SignIn() {
       <form onSubmit={(e) => void submit(e)}>
         <label>
           Email
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
         </label>
         <label>
           Password

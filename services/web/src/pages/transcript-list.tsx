@@ -63,7 +63,14 @@ export function TranscriptList() {
           setSubmitted(query.trim());
         }}
       >
-        <input type="search" name="q" aria-label="Search transcripts" placeholder="Search words, &quot;phrases&quot;, -not" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+        <input
+          type="search"
+          name="q"
+          aria-label="Search transcripts"
+          placeholder='Search words, "phrases", -not'
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+        />
         <select aria-label="Kind" value={kind} onChange={(e) => (setOffset(0), setKind(e.currentTarget.value as Kind))}>
           <option value="">All kinds</option>
           <option value="file">Uploads</option>

@@ -52,7 +52,10 @@ export function TranscriptPage({ id }: { id: string }) {
       body: { name: name.trim() },
     });
     if (!data) return setError(describeError(failure));
-    setTranscript({ ...transcript, participants: (transcript.participants ?? []).map((p) => (p.id === data.id ? { ...p, name: data.name } : p)) });
+    setTranscript({
+      ...transcript,
+      participants: (transcript.participants ?? []).map((p) => (p.id === data.id ? { ...p, name: data.name } : p)),
+    });
   }
 
   function playFrom(word: Word) {
@@ -82,12 +85,14 @@ export function TranscriptPage({ id }: { id: string }) {
           />
         </label>
         <small>
-          <span class={`status status-${transcript.status}`}>{transcript.status}</span> · {new Date(transcript.created_at).toLocaleString()} ·{" "}
-          {formatDuration(transcript.duration / 1000)}
+          <span class={`status status-${transcript.status}`}>{transcript.status}</span> · {new Date(transcript.created_at).toLocaleString()}{" "}
+          · {formatDuration(transcript.duration / 1000)}
           {transcript.room_name ? ` · ${transcript.room_name}` : ""}
         </small>
       </header>
-      {transcript.status === "ended" && !transcript.audio_deleted && <audio ref={audio} controls preload="metadata" src={audioUrl} class="player" />}
+      {transcript.status === "ended" && !transcript.audio_deleted && (
+        <audio ref={audio} controls preload="metadata" src={audioUrl} class="player" />
+      )}
       {transcript.short_summary && (
         <section>
           <h2>Summary</h2>

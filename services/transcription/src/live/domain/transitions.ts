@@ -33,7 +33,13 @@ export function recordingFlushed(a: Aggregate, sessionId: string): Aggregate | n
 }
 
 /** The live audio as the recording the file pipeline processes. */
-export function liveRecording(a: Aggregate, sessionId: string, bucket: string, file: { key: string; size: number }, now: Date): RecordingReady {
+export function liveRecording(
+  a: Aggregate,
+  sessionId: string,
+  bucket: string,
+  file: { key: string; size: number },
+  now: Date,
+): RecordingReady {
   return {
     recording_id: sessionId,
     kind: "file",

@@ -5,7 +5,18 @@ import { join } from "node:path";
 import type { Word } from "@scribe/ai";
 import { transcriptKeys } from "@scribe/contracts";
 import { isAppError } from "@scribe/kit";
-import { analyzeAudio, assertAudible, audioDurationMs, downloadObject, encodeMp3, MediaError, mixdown, probe, trackStartOffset, uploadFile } from "@scribe/media";
+import {
+  analyzeAudio,
+  assertAudible,
+  audioDurationMs,
+  downloadObject,
+  encodeMp3,
+  MediaError,
+  mixdown,
+  probe,
+  trackStartOffset,
+  uploadFile,
+} from "@scribe/media";
 import type { PipelineDeps } from "../deps";
 import type { Track } from "../input";
 import type { PipelineInput } from "../port";
@@ -49,7 +60,13 @@ export interface TrackResult {
  * One track (§5.2): its start offset (given by the platform, else read from the container), then
  * its words on the recording's timeline, each spoken by the track's participant (speaker = index).
  */
-export async function processTrack(deps: PipelineDeps, input: PipelineInput, track: Track, index: number, io: StepIo): Promise<TrackResult> {
+export async function processTrack(
+  deps: PipelineDeps,
+  input: PipelineInput,
+  track: Track,
+  index: number,
+  io: StepIo,
+): Promise<TrackResult> {
   return withWorkspace(deps.workDir, `${input.transcript_id}-track${index}`, async (dir) => {
     const path = await fetchTo(deps, input.bucket, track.key, dir, `track${index}`, io);
     // Probed even when the platform gives the offset: a corrupt track then fails with the probe's
@@ -136,7 +153,9 @@ export async function storeWaveform(deps: PipelineDeps, input: PipelineInput, io
   return withMp3(deps, input, io, async (path) => {
     const a = await analyzeAudio(path, { signal: io.signal });
     const waveform = a.waveform.map((v) => (Number.isFinite(v) ? v : 0));
-    await deps.openBucket(deps.transcriptsBucket).put(transcriptKeys.waveform(input.transcript_id), JSON.stringify(waveform), { contentType: "application/json" });
+    await deps
+      .openBucket(deps.transcriptsBucket)
+      .put(transcriptKeys.waveform(input.transcript_id), JSON.stringify(waveform), { contentType: "application/json" });
     return { waveform, duration_ms: a.durationMs };
   });
 }

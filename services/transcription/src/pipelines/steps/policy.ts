@@ -1,6 +1,14 @@
 // Queues, timeouts and retries of the pipeline steps (§4.2, §5.3). The reference's timeouts are
 // kept; its "3 retries" are 4 attempts; backoff caps are the reference's, starting at 1 s.
-import { defineQueue, NonRetryableError, type Backoff, type FailureInfo, type RunInfo, type StepContext, type StepOptions } from "@scribe/workflow";
+import {
+  defineQueue,
+  NonRetryableError,
+  type Backoff,
+  type FailureInfo,
+  type RunInfo,
+  type StepContext,
+  type StepOptions,
+} from "@scribe/workflow";
 import type { GetContext } from "../context";
 import type { PipelineInput } from "../port";
 import type { StepIo } from "./audio";
@@ -26,7 +34,12 @@ export const MEDIA_TIMEOUT_S = 1800;
 const backoff = (maxSeconds: number): Partial<Backoff> => ({ initialMs: 1000, factor: 2, maxMs: maxSeconds * 1000 });
 
 /** `timeout` seconds, `retries` retries after the first attempt, backoff capped at `cap` seconds. */
-export function policy(timeout: number, retries: number, cap: number, extra: Omit<StepOptions, "timeoutMs" | "maxAttempts" | "backoff"> = {}): StepOptions {
+export function policy(
+  timeout: number,
+  retries: number,
+  cap: number,
+  extra: Omit<StepOptions, "timeoutMs" | "maxAttempts" | "backoff"> = {},
+): StepOptions {
   return { timeoutMs: timeout * 1000, maxAttempts: retries + 1, backoff: backoff(cap), ...extra };
 }
 
@@ -49,7 +62,11 @@ export function failTranscript(get: GetContext) {
 }
 
 /** Post-completion side steps never fail the run (§4.2 "no error status"): the last attempt gives up quietly. */
-export async function bestEffort<T>(ctx: Pick<StepContext<unknown, unknown, unknown>, "attempt" | "maxAttempts" | "log" | "signal">, fallback: T, fn: () => Promise<T>): Promise<T> {
+export async function bestEffort<T>(
+  ctx: Pick<StepContext<unknown, unknown, unknown>, "attempt" | "maxAttempts" | "log" | "signal">,
+  fallback: T,
+  fn: () => Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (e) {

@@ -68,7 +68,13 @@ export async function storeTopics(
 }
 
 /** §7.6: a title from the topic titles; stored only when the transcript has none, announced always. */
-export async function storeTitle(deps: PipelineDeps, port: TranscriptPort, input: PipelineInput, runId: string, titles: string[]): Promise<string | null> {
+export async function storeTitle(
+  deps: PipelineDeps,
+  port: TranscriptPort,
+  input: PipelineInput,
+  runId: string,
+  titles: string[],
+): Promise<string | null> {
   if (titles.length === 0) return null;
   const title = await deps.ai.summariser.title(titles, summaryContext(input));
   if (!title) return null;

@@ -18,5 +18,10 @@ export async function withWorkspace<T>(root: string, label: string, fn: (dir: st
 export function extensionOf(key: string): string {
   const base = key.slice(key.lastIndexOf("/") + 1);
   const dot = base.lastIndexOf(".");
-  return dot > 0 ? base.slice(dot + 1).replace(/[^a-zA-Z0-9]/g, "").toLowerCase() || "bin" : "bin";
+  return dot > 0
+    ? base
+        .slice(dot + 1)
+        .replace(/[^a-zA-Z0-9]/g, "")
+        .toLowerCase() || "bin"
+    : "bin";
 }

@@ -15,7 +15,15 @@ const bus = await connectBus({ url: env.NATS_URL!, prefix: env.NATS_PREFIX!, nam
 const refuse = () => {
   throw new Error("the child worker must not write the transcript");
 };
-const port: TranscriptPort = { load: refuse, markProcessing: refuse, update: refuse, replaceTopics: refuse, appendEvent: refuse, complete: refuse, fail: refuse };
+const port: TranscriptPort = {
+  load: refuse,
+  markProcessing: refuse,
+  update: refuse,
+  replaceTopics: refuse,
+  appendEvent: refuse,
+  complete: refuse,
+  fail: refuse,
+};
 await startPipelineWorkers({ sql, bus, log }, port, {
   openBucket: (b) => new LocalStorage(join(env.STORAGE_ROOT!, "storage"), b),
   transcriptsBucket: "transcripts",

@@ -9,7 +9,14 @@ import { createLogger, LocalStorage, type ObjectStorage } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { getRun, type RunDetail } from "@scribe/workflow";
 import { workflowTestEnv, type WorkflowSchema, type WorkflowTestEnv } from "@scribe/workflow/testing";
-import { startPipeline, startPipelineWorkers, type PipelineDeps, type PipelineInput, type PipelineWorkerOptions, type PipelineWorkers } from "../../../src/pipelines/index";
+import {
+  startPipeline,
+  startPipelineWorkers,
+  type PipelineDeps,
+  type PipelineInput,
+  type PipelineWorkerOptions,
+  type PipelineWorkers,
+} from "../../../src/pipelines/index";
 import { blankTranscript, MemoryPort } from "./memory-port";
 
 export const log = createLogger("pipelines-test", process.env.TEST_LOG_LEVEL ?? "silent");
@@ -59,13 +66,19 @@ export async function pipelineEnv(label: string): Promise<PipelineEnv> {
     consent,
     bucket,
     async workers(opts = {}) {
-      const w = await startPipelineWorkers({ sql: schema.sql, bus: file.bus, log }, port, { ...deps, ...opts, worker: { stopGraceMs: 50, ...opts.worker } });
+      const w = await startPipelineWorkers({ sql: schema.sql, bus: file.bus, log }, port, {
+        ...deps,
+        ...opts,
+        worker: { stopGraceMs: 50, ...opts.worker },
+      });
       started.push(w);
       return w;
     },
     async start(input) {
       if (!port.transcripts.has(input.transcript_id)) {
-        port.add(blankTranscript(input.transcript_id, { meeting_id: input.meeting_id, room_id: input.room_id, recording_id: input.recording_id }));
+        port.add(
+          blankTranscript(input.transcript_id, { meeting_id: input.meeting_id, room_id: input.room_id, recording_id: input.recording_id }),
+        );
       }
       return schema.sql.begin(async (tx) => {
         const { run_id } = await startPipeline(tx, input);

@@ -27,7 +27,22 @@ export async function uploadTracks(env: PipelineEnv, fx: MeetingFixture, prefix:
     let path = local;
     if (last) {
       path = join(env.storageRoot, `${prefix}-${t.speaker}.webm`);
-      await exec("ffmpeg", ["-v", "error", "-y", "-i", local, "-ar", "48000", "-c:a", "libopus", "-b:a", "48k", "-output_ts_offset", String(t.offset), path]);
+      await exec("ffmpeg", [
+        "-v",
+        "error",
+        "-y",
+        "-i",
+        local,
+        "-ar",
+        "48000",
+        "-c:a",
+        "libopus",
+        "-b:a",
+        "48k",
+        "-output_ts_offset",
+        String(t.offset),
+        path,
+      ]);
     }
     const key = `${prefix}/${t.speaker}-cam-audio.${last ? "webm" : "wav"}`;
     await uploadFile(storage, key, path);

@@ -32,7 +32,13 @@ export class MemoryPort implements TranscriptPort {
     this.events.set(state.id, []);
   }
 
-  private write(method: keyof TranscriptPort, id: string, runId: string, args: unknown[], fn: (t: TranscriptState) => TranscriptState | void): boolean {
+  private write(
+    method: keyof TranscriptPort,
+    id: string,
+    runId: string,
+    args: unknown[],
+    fn: (t: TranscriptState) => TranscriptState | void,
+  ): boolean {
     const t = this.transcripts.get(id);
     const applied = !!t && this.currentRun.get(id) === runId;
     this.calls.push({ method, transcriptId: id, runId, args, applied });
@@ -74,7 +80,13 @@ export class MemoryPort implements TranscriptPort {
 
   async appendEvent(id: string, runId: string, event: PipelineEventName, data: Record<string, unknown>): Promise<boolean> {
     assertJson(data);
-    return this.write("appendEvent", id, runId, [event, data], () => void this.events.get(id)!.push({ event, data: structuredClone(data) }));
+    return this.write(
+      "appendEvent",
+      id,
+      runId,
+      [event, data],
+      () => void this.events.get(id)!.push({ event, data: structuredClone(data) }),
+    );
   }
 
   async complete(id: string, runId: string): Promise<boolean> {
