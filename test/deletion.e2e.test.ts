@@ -81,6 +81,12 @@ describe("destroying a transcript", () => {
     const poison = { specversion: "1.0", id: crypto.randomUUID(), type: "transcript.updated", source: "test", data: { id, said: UNIQUE } };
     await bus.js.publish(bus.subject(eventSubject({ stream: "TRANSCRIPTS", type: "transcript.updated" }, id)), JSON.stringify(poison));
     await eventually(async () => (await listDeadLetters(bus)).some((l) => l.eventId === poison.id));
+    // A finished processing run of the transcript: its input and step outputs hold what was said.
+    const runId = crypto.randomUUID();
+    await db`insert into transcription.workflow_runs (id, workflow, subject, status, input)
+      values (${runId}, 'transcript-file', ${id}, 'succeeded', ${db.json({ transcript_id: id, note: UNIQUE })})`;
+    await db`insert into transcription.workflow_steps (run_id, step, status, output)
+      values (${runId}, 'transcribe', 'succeeded', ${db.json({ words: [UNIQUE] })})`;
     await eventually(async () => mentions(await everyStreamMessage()) >= 3 && (await rowsMentioning(UNIQUE)).length > 0);
 
     expect((await alice(`/v1/transcripts/${id}`, { method: "DELETE" })).status).toBe(200);

@@ -71,6 +71,19 @@ async function cancelInTx(tx: Tx, runId: string, reason: string): Promise<boolea
 }
 
 /**
+ * Forget every run about `subject` (cancelling one still running): inputs and step outputs can hold
+ * what the subject contained (a transcript's words), so destroying the subject must not leave them.
+ * Step messages still in flight find no step and are dropped. Answers how many runs were removed.
+ */
+export async function forgetSubject(db: Db, subject: string, reason = "subject destroyed"): Promise<number> {
+  return inTx(db, async (tx) => {
+    await store.lockSubject(tx, subject);
+    for (const runId of await store.runningRunsOfSubject(tx, subject)) await cancelInTx(tx, runId, reason);
+    return store.deleteRunsOfSubject(tx, subject);
+  });
+}
+
+/**
  * Retry a failed run from where it failed: failed and cancelled steps get fresh attempts and are
  * enqueued again; succeeded steps keep their outputs. Works without the workflow definitions (ops CLI).
  */

@@ -2,7 +2,7 @@
 // (runs, steps, outputs), with fan-out/join, retries, timeouts, cancellation and inspection.
 export * from "./definition";
 export * from "./errors";
-export { startRun, cancelRun, retryRun, type StartOptions, type Started } from "./engine";
+export { startRun, cancelRun, retryRun, forgetSubject, type StartOptions, type Started } from "./engine";
 export { WorkflowWorker, DEFAULT_ACK_WAIT_MS, type WorkerOptions } from "./worker";
 export { WORKFLOW_STREAM, ensureWorkflowStream, ensureQueueConsumer, queueDurable, stepSubject } from "./bus";
 export * from "./queries";

@@ -86,6 +86,12 @@ export async function runningRunsOfSubject(tx: Db, subject: string): Promise<str
   return rows.map((r) => r.id);
 }
 
+/** Removes every run of `subject` with its steps (cascade). */
+export async function deleteRunsOfSubject(tx: Db, subject: string): Promise<number> {
+  const rows = await tx`delete from workflow_runs where subject = ${subject} returning id`;
+  return rows.length;
+}
+
 export async function stepStates(tx: Db, runId: string): Promise<(StepState & { id: string })[]> {
   const rows = await tx<{ id: string; step: string; item_index: number | null; item_count: number | null; status: StepStatus }[]>`
     select id, step, item_index, item_count, status from workflow_steps where run_id = ${runId}`;

@@ -1,6 +1,7 @@
 // The pipelines' entry points for the transcription core:
 //   startPipeline(tx, input)        start the run in the caller's transaction (multitrack or file)
 //   cancelPipeline(tx, runId, why)  stop a run (reprocessing); its late port calls change nothing
+//   forgetPipelineRuns(tx, id, why) remove every run of a destroyed transcript (inputs, outputs)
 //   startPipelineWorkers(rt, port)  run the steps in this process
 //
 // startPipelineWorkers needs, in the service's schema, the workflow tables (shared migrations
@@ -11,7 +12,7 @@
 // PIPELINE_WORK_DIR (scratch space, default <tmp>/scribe-pipelines), and consent read from the
 // MEETINGS stream. ffmpeg/ffprobe and pocketsphinx must be installed (deploy/ensure-deps.sh).
 import type { Bus, Logger, Sql, Tx } from "@scribe/kit";
-import { cancelRun, startRun, WorkflowWorker, type AnyWorkflow, type WorkerOptions } from "@scribe/workflow";
+import { cancelRun, forgetSubject, startRun, WorkflowWorker, type AnyWorkflow, type WorkerOptions } from "@scribe/workflow";
 import { planningOnly, type GetContext, type PipelineContext } from "./context";
 import type { PipelineDeps } from "./deps";
 import { fileWorkflow } from "./file";
@@ -46,6 +47,11 @@ export async function startPipeline(tx: Tx, input: PipelineInput): Promise<{ run
 /** Cancel a run (no-op when it already finished): running steps are aborted, nothing more is queued. */
 export async function cancelPipeline(tx: Tx, runId: string, reason: string): Promise<void> {
   await cancelRun(tx, runId, reason);
+}
+
+/** Every run of a transcript removed (a running one cancelled first): what they stored goes with it. */
+export async function forgetPipelineRuns(tx: Tx, transcriptId: string, reason: string): Promise<void> {
+  await forgetSubject(tx, transcriptId, reason);
 }
 
 export interface PipelineRuntime {
