@@ -24,11 +24,12 @@ const REQUIRED_SETTINGS = [
   `secrets.values.SECRET_KEY=${"k".repeat(64)}`,
 ];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML of any shape, read by path in the assertions
+// Rendered YAML of any shape, read by path in the assertions.
 type K8sObject = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   spec?: any;
   data?: Record<string, string>;
 };
