@@ -141,10 +141,8 @@ export function registerCommands(deps: CommandDeps): void {
     const content = zulipMessage({ ...transcript, topics, includeTopics: include_topics, uiBaseUrl: config.UI_BASE_URL });
     const started = new Date();
     const t0 = performance.now();
-    try {
-      const r = await postOrUpdate(sql, deps.zulip, { transcriptId: transcript_id, stream, topic, content }, "invalid_message");
-      const result = { statusCode: 200, error: null, excerpt: `message ${r.messageId} ${r.updated ? "updated" : "posted"}` };
-      await recordOnRequest(
+    const record = (result: { statusCode: number | null; error: string | null; excerpt: string | null }, ok: boolean) =>
+      recordOnRequest(
         sql,
         "zulip",
         "manual_post",
@@ -155,25 +153,13 @@ export function registerCommands(deps: CommandDeps): void {
         started,
         performance.now() - t0,
         result,
-        true,
+        ok,
       );
+    try {
+      const r = await postOrUpdate(sql, deps.zulip, { transcriptId: transcript_id, stream, topic, content }, "invalid_message");
+      await record({ statusCode: 200, error: null, excerpt: `message ${r.messageId} ${r.updated ? "updated" : "posted"}` }, true);
     } catch (e) {
-      if (e instanceof ZulipError) {
-        const result = { statusCode: e.status, error: e.message, excerpt: null };
-        await recordOnRequest(
-          sql,
-          "zulip",
-          "manual_post",
-          transcript_id,
-          caller,
-          { stream, topic },
-          { content },
-          started,
-          performance.now() - t0,
-          result,
-          false,
-        );
-      }
+      if (e instanceof ZulipError) await record({ statusCode: e.status, error: e.message, excerpt: null }, false);
       zulipFailure(e);
     }
     return null;
