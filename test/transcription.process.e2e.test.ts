@@ -71,7 +71,14 @@ describe("processing an upload", () => {
   it("starts one run of the file pipeline for the uploaded file; the transcript becomes a file transcript", async () => {
     const [run] = await sql<{ workflow: string; subject: string }[]>`select workflow, subject from workflow_runs where id = ${firstRun}`;
     expect(run!.subject).toBe(id);
-    const t = await ok(await alice(`/v1/transcripts/${id}`));
+    // The run starts in the write model; the read model answers the GET once it folded the same change.
+    const t = await eventually(
+      async () => {
+        const read = await ok(await alice(`/v1/transcripts/${id}`));
+        return read.source_kind === "file" ? read : null;
+      },
+      { message: "the read model shows a file transcript" },
+    );
     expect(t.source_kind).toBe("file");
     expect(["uploaded", "processing", "ended"]).toContain(t.status);
   });
