@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { vocabularyShare } from "@scribe/ai";
 import { eventually } from "@scribe/kit/testing";
 import { liveDictation, synthesizeMeeting } from "@scribe/simulators";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeMicrophoneFlags, launchChromium } from "./support/browser";
 import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
 import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const RUN_MS = 240_000;
 
 // The page a web app would have, reduced to the calls that matter.
@@ -68,21 +68,7 @@ beforeAll(async () => {
   pageServer = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(PAGE));
   await new Promise<void>((r) => pageServer.listen(0, "127.0.0.1", r));
   pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      `--use-file-for-fake-audio-capture=${fixture.mixPath}`,
-    ],
-  });
+  browser = await launchChromium(fakeMicrophoneFlags(fixture.mixPath));
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

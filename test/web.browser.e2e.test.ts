@@ -2,16 +2,12 @@
 // running stack whose gateway serves the fresh build at `/`: each page loads with no console error
 // and no failed API call; a user signs in with the password form, sees their transcript in the list,
 // finds it by a search, opens it, edits its title and renames a speaker. Screenshots of each page land in .data/screenshots/.
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWebApp, launchChromium, SCREENSHOTS as SHOTS, watchedPage as watched } from "./support/browser";
 import { startSystem, type TestSystem } from "./support/system";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = join(import.meta.dirname, "..");
-const SHOTS = join(ROOT, ".data", "screenshots");
 // pbkdf2_hmac('sha256', b'admin-pass', b'feedfacecafebeef', 1000), as in auth-password.e2e.test.ts.
 const ADMIN_HASH = "pbkdf2:sha256:1000$feedfacecafebeef$4f6709c13dd5711fa65f1d151b403186d7389b61fe10e0e66d64a7d025155991";
 const ADMIN = { email: "admin@example.com", password: "admin-pass" };
@@ -19,15 +15,8 @@ const ADMIN = { email: "admin@example.com", password: "admin-pass" };
 let sys: TestSystem;
 let browser: Browser;
 
-/** A page that records every console error, uncaught exception and failed or non-2xx API call. */
-async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("pageerror", (e) => problems.push(`exception: ${e.message}`));
-  page.on("requestfailed", (r) => !r.url().includes("/audio/") && problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on("response", (r) => r.url().includes("/v1/") && r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`));
-  return { page, problems };
+function watchedPage(): Promise<{ page: Page; problems: string[] }> {
+  return watched(browser);
 }
 
 async function signIn(page: Page): Promise<void> {
@@ -41,27 +30,14 @@ async function signIn(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  // The gateway serves whatever dist/ holds when it starts, so build the current source first.
-  execFileSync("pnpm", ["--filter", "@scribe/web", "build"], { cwd: ROOT, stdio: "ignore" });
-  mkdirSync(SHOTS, { recursive: true });
+  buildWebApp();
   sys = await startSystem({
     label: "webapp",
     services: ["rooms", "projection", "transcription", "search", "gateway"],
     auth: "password",
     env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD_HASH: ADMIN_HASH },
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
