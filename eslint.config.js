@@ -42,4 +42,22 @@ export default tseslint.config(
       "@typescript-eslint/no-empty-object-type": ["error", { allowObjectTypes: "always" }],
     },
   },
+  {
+    // Services decide with the injected clock (`rt.clock`, docs/DEVELOPING.md "Time"), so tests can
+    // move it; elapsed durations are measured with performance.now(), which no wall-clock change moves.
+    files: ["services/*/src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "Take the time from the injected clock (rt.clock / a `now` parameter), not new Date().",
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: "Take the time from the injected clock; measure elapsed durations with performance.now().",
+        },
+      ],
+    },
+  },
 );

@@ -242,12 +242,12 @@ describe("events that cannot be applied", () => {
       topic: topicRecord([word("orphan", 0, 1)]),
     });
     await eventually(async () => {
-      const [lag] = await measureLag(projection.runtime.bus, [consumer]);
+      const [lag] = await measureLag(projection.runtime.bus, [consumer], new Date());
       return lag!.pending > 0 && lag!.seconds >= 0;
     });
     await eventually(async () => (await streamEvents(sys.prefix, "DLQ")).some((e) => e.id === eventId), { timeoutMs: 15_000 });
-    await eventually(async () => (await measureLag(projection.runtime.bus, [consumer]))[0]!.pending === 0);
-    expect((await measureLag(projection.runtime.bus, [consumer]))[0]).toEqual({
+    await eventually(async () => (await measureLag(projection.runtime.bus, [consumer], new Date()))[0]!.pending === 0);
+    expect((await measureLag(projection.runtime.bus, [consumer], new Date()))[0]).toEqual({
       consumer: "projection_transcripts",
       pending: 0,
       seconds: 0,

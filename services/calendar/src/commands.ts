@@ -43,7 +43,7 @@ export interface CommandDeps {
 export function calendarCommands({ sql, bus, syncRoom, rpcTimeoutMs }: CommandDeps) {
   return {
     async syncIcs({ caller, room_name }: { caller: Caller; room_name: string }, now: Date): Promise<ICSSyncResult> {
-      const room = await existingRoom(sql, room_name);
+      const room = await existingRoom(sql, room_name, now);
       if (!isRoomOwner(room, caller)) throw Forbidden("Only room owner can trigger ICS sync");
       if (!room.ics_enabled || !room.ics_url) throw BadRequest("ICS not configured for this room");
       const result = await syncRoom(room.id, { now, force: true });
@@ -56,7 +56,7 @@ export function calendarCommands({ sql, bus, syncRoom, rpcTimeoutMs }: CommandDe
       { caller, room_name, event_id, display_name }: { caller: Caller; room_name: string; event_id: string; display_name: string | null },
       now: Date,
     ): Promise<Meeting> {
-      const room = await existingRoom(sql, room_name);
+      const room = await existingRoom(sql, room_name, now);
       const event = await eventOfRoom(sql, room.id, event_id);
       // Same answer as the join route gives for an id it does not know.
       if (!event) throw NotFound("Meeting not found");

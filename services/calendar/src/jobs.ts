@@ -2,7 +2,7 @@
 // two workers never take the same room, a few at a time) and the job that makes calendar meetings
 // as their events open for joining (reference `create_upcoming_meetings`, behaviour §7.8).
 import { meetingsOps, type ICSSyncResult } from "@scribe/contracts";
-import { metrics, rpcCall, type Bus, type Logger, type Sql } from "@scribe/kit";
+import { metrics, rpcCall, type Bus, type Clock, type Logger, type Sql } from "@scribe/kit";
 import { INTERNAL, calendarEventForMeeting } from "./commands";
 import type { CalendarConfig } from "./config";
 import { precreateRange } from "./domain/meetings";
@@ -17,6 +17,7 @@ export interface JobDeps {
   syncRoom: Syncer;
   config: Pick<CalendarConfig, "ICS_SYNC_CONCURRENCY" | "ICS_FETCH_TIMEOUT_MS"> & { RPC_TIMEOUT_MS: number };
   log: Logger;
+  clock: Clock;
 }
 
 /** Run `work` over `items`, at most `limit` at a time. */
@@ -29,10 +30,10 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
   );
 }
 
-export function calendarJobs({ sql, bus, syncRoom, config, log }: JobDeps) {
+export function calendarJobs({ sql, bus, syncRoom, config, log, clock }: JobDeps) {
   /** Sync every room that is due at `now`; rounds of claims until none is left. */
   async function syncDueRooms(opts: { now?: Date } = {}): Promise<{ roomId: string; result: ICSSyncResult }[]> {
-    const now = opts.now ?? new Date();
+    const now = opts.now ?? clock();
     // A claimed room is due again after this if its worker died: twice the download deadline, and a minute.
     const leaseUntil = new Date(now.getTime() + 2 * config.ICS_FETCH_TIMEOUT_MS + 60_000);
     const batch = config.ICS_SYNC_CONCURRENCY * 4;
@@ -53,7 +54,7 @@ export function calendarJobs({ sql, bus, syncRoom, config, log }: JobDeps) {
 
   /** Make the meeting of every event opening for joining that has none yet (idempotent per event). */
   async function createUpcomingMeetings(opts: { now?: Date } = {}): Promise<{ created: string[]; failed: string[] }> {
-    const now = opts.now ?? new Date();
+    const now = opts.now ?? clock();
     const out = { created: [] as string[], failed: [] as string[] };
     for (const event of await eventsNeedingMeetings(sql, precreateRange(now), 100)) {
       try {

@@ -7,8 +7,8 @@ import { upcomingRange } from "./domain/meetings";
 import { countEvents, eventResponseOf, listEvents, upcomingEvents, type CalendarEventRecord, type CalendarRoom } from "./store";
 import { roomByName } from "./room-copy";
 
-export async function existingRoom(db: Db, name: string): Promise<CalendarRoom> {
-  const room = await roomByName(db, name);
+export async function existingRoom(db: Db, name: string, now: Date): Promise<CalendarRoom> {
+  const room = await roomByName(db, name, now);
   if (!room) throw NotFound("Room not found");
   return room;
 }
@@ -16,20 +16,20 @@ export async function existingRoom(db: Db, name: string): Promise<CalendarRoom> 
 const shown = (room: CalendarRoom, caller: Caller, events: CalendarEventRecord[]): CalendarEventResponse[] =>
   events.map((e) => eventFor(eventResponseOf(e), isRoomOwner(room, caller)));
 
-export function calendarQueries(db: Db) {
+export function calendarQueries(db: Db, clock: Clock) {
   return {
     async listEvents({ caller, room_name }: { caller: Caller; room_name: string }) {
-      const room = await existingRoom(db, room_name);
+      const room = await existingRoom(db, room_name, clock());
       return shown(room, caller, await listEvents(db, room.id));
     },
 
     async upcoming({ caller, room_name, minutes_ahead }: { caller: Caller; room_name: string; minutes_ahead: number }, now: Date) {
-      const room = await existingRoom(db, room_name);
+      const room = await existingRoom(db, room_name, now);
       return shown(room, caller, await upcomingEvents(db, room.id, upcomingRange(now, minutes_ahead)));
     },
 
     async icsStatus({ caller, room_name }: { caller: Caller; room_name: string }): Promise<ICSStatus> {
-      const room = await existingRoom(db, room_name);
+      const room = await existingRoom(db, room_name, clock());
       if (!isRoomOwner(room, caller)) throw Forbidden("Only room owner can view ICS status");
       const enabled = room.ics_enabled && room.ics_url !== null;
       return ICSStatus.parse({
@@ -50,7 +50,7 @@ export function calendarQueries(db: Db) {
 }
 
 export function registerQueries(rpc: RpcServer, db: Db, clock: Clock): void {
-  const q = calendarQueries(db);
+  const q = calendarQueries(db, clock);
   rpc.handle(calendarOps.listEvents, (req) => q.listEvents(req));
   rpc.handle(calendarOps.upcoming, (req) => q.upcoming(req, clock()));
   rpc.handle(calendarOps.icsStatus, (req) => q.icsStatus(req));

@@ -22,7 +22,7 @@ export const roomCopy = defineEntityCopy<CalendarRoom, RoomEvent, typeof roomsOp
     deleted,
   }),
   owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
-  afterApply: async (tx, prev, next) => {
+  afterApply: async (tx, prev, next, now) => {
     if (next.deleted) {
       await setNextSync(tx, next.id, null);
       await deleteRoomEvents(tx, next.id);
@@ -33,12 +33,12 @@ export const roomCopy = defineEntityCopy<CalendarRoom, RoomEvent, typeof roomsOp
     const schedule = scheduleAfterRoomChange(
       prev && { ...prev, lastAttemptAt: prev.last_attempt_at, nextSyncAt: prev.next_sync_at },
       next,
-      new Date(),
+      now,
       Math.random,
     );
     if (schedule !== undefined) await setNextSync(tx, next.id, schedule);
   },
 });
 
-export const roomById = (db: Db, id: string): Promise<CalendarRoom | null> => roomCopy.find(db, "id", id);
-export const roomByName = (db: Db, name: string): Promise<CalendarRoom | null> => roomCopy.find(db, "name", name);
+export const roomById = (db: Db, id: string, now: Date): Promise<CalendarRoom | null> => roomCopy.find(db, "id", id, now);
+export const roomByName = (db: Db, name: string, now: Date): Promise<CalendarRoom | null> => roomCopy.find(db, "name", name, now);

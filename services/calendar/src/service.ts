@@ -30,7 +30,7 @@ export const calendarService = defineService({
     registerCommands(rpc, commandDeps, clock);
     registerQueries(rpc, sql, clock);
     registerConsumers(rt);
-    const jobs = calendarJobs({ sql, bus, syncRoom, config, log });
+    const jobs = calendarJobs({ sql, bus, syncRoom, config, log, clock });
     if (config.ICS_SYNC_TICK_SECONDS > 0) {
       const job = runPeriodically(SYNC_JOB, config.ICS_SYNC_TICK_SECONDS * 1000, () => jobs.syncDueRooms(), log);
       onStop(() => job.stop());
@@ -40,6 +40,12 @@ export const calendarService = defineService({
       onStop(() => job.stop());
     }
     // Tests (and an operator's one-off run) drive the jobs and operations with their own clock.
-    return { syncRoom, ...jobs, queries: calendarQueries(sql), commands: calendarCommands(commandDeps), parsesInFlight: parser.inFlight };
+    return {
+      syncRoom,
+      ...jobs,
+      queries: calendarQueries(sql, clock),
+      commands: calendarCommands(commandDeps),
+      parsesInFlight: parser.inFlight,
+    };
   },
 });

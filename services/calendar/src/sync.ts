@@ -155,7 +155,7 @@ export function createSyncer({ sql, http, parser, config, log, random }: SyncDep
   return async function syncRoom(roomId, { now, force = false }) {
     const result = await sql.begin(async (tx) => {
       if (!(await tryLockRoomSync(tx, roomId))) return skipped("Sync already in progress");
-      const room = await roomById(tx, roomId);
+      const room = await roomById(tx, roomId, now);
       if (!room || !room.ics_enabled || !room.ics_url) return skipped("ICS not configured");
       if (!force && !isDue(room.last_attempt_at, room.ics_fetch_interval, now)) return skipped("Not time to sync yet");
       return run(tx, { ...room, ics_url: room.ics_url }, now);

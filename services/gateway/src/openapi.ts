@@ -46,6 +46,7 @@ export function offlineApp(): OpenAPIHono<AppEnv> {
   const deps = {
     config,
     log: createLogger("gateway", "silent"),
+    clock: unavailable("the clock"),
     bus: unavailable("the bus"),
     sql: unavailable("the database"),
     auth: unavailable("the authenticator"),

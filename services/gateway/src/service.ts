@@ -13,12 +13,12 @@ export const gatewayService = defineService({
   name: "gateway",
   config: GatewayConfig,
   sharedMigrations: [QUOTA_MIGRATIONS],
-  async start({ bus, sql, config, log, onStop, addReadinessCheck }) {
+  async start({ bus, sql, config, log, clock, onStop, addReadinessCheck }) {
     const problems = [...authConfigProblems(config), ...[secretKeyProblem(config.SECRET_KEY)].filter((p) => p !== null)];
     if (problems.length) throw new ConfigError(problems);
     let auth: Authenticator;
     try {
-      auth = createAuthenticator({ config, sql, log });
+      auth = createAuthenticator({ config, sql, log, now: clock });
     } catch (e) {
       // The one setting only readable at start-up: the key file or text itself.
       if (config.AUTH_BACKEND !== "jwt" || !config.AUTH_JWT_PUBLIC_KEY) throw e;
@@ -27,13 +27,13 @@ export const gatewayService = defineService({
     if (config.AUTH_BACKEND === "jwt" && !config.AUTH_JWT_AUDIENCE) {
       log.warn("AUTH_JWT_AUDIENCE is not set: tokens that name an audience are refused");
     }
-    await provisionAdmin(sql, config, log, new Date());
+    await provisionAdmin(sql, config, log, clock());
     log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
 
-    const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS });
+    const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS, clock });
     await realtime.start();
     const app = createApp(
-      { bus, sql, config, log, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() },
+      { bus, sql, config, log, clock, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() },
       realtime,
     );
     const server: ServerType = await new Promise((resolve, reject) => {

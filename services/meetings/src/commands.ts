@@ -11,6 +11,7 @@ import {
   emit,
   isAppError,
   type Db,
+  type Clock,
   type RpcServer,
   type Sql,
 } from "@scribe/kit";
@@ -46,8 +47,8 @@ import {
 } from "./store";
 import { roomById, roomByName } from "./room-copy";
 
-async function roomNamed(db: Db, name: string): Promise<RoomRecord> {
-  const room = await roomByName(db, name);
+async function roomNamed(db: Db, name: string, now: Date): Promise<RoomRecord> {
+  const room = await roomByName(db, name, now);
   if (!room) throw NotFound("Room not found");
   return room;
 }
@@ -65,7 +66,7 @@ async function meetingInRoom(db: Db, room: RoomRecord, meetingId: string): Promi
   return meeting;
 }
 
-export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms): void {
+export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms, clock: Clock): void {
   /** Create the meeting on the room's platform and store it, under the room's creation lock. */
   async function createOnPlatform(
     tx: Db,
@@ -90,12 +91,12 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   }
 
   rpc.handle(meetingsOps.create, async ({ caller, room_name, allow_duplicated }) => {
-    const room = await roomNamed(sql, room_name);
+    const now = clock();
+    const room = await roomNamed(sql, room_name, now);
     const meeting = await sql.begin(async (tx) => {
       await lockRoomForMeetingCreation(tx, room.id);
       // Read the room again under the lock: its settings decide reuse.
-      const current = (await roomById(tx, room.id)) ?? room;
-      const now = new Date();
+      const current = (await roomById(tx, room.id, now)) ?? room;
       if (!allow_duplicated) {
         const [newest] = await activeMeetingsOfRoom(tx, current.id, now);
         // A meeting whose settings no longer match the room stays active; a new one is made (§3.1).
@@ -107,7 +108,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   });
 
   rpc.handle(meetingsOps.createCalendarMeeting, async ({ caller, room_id, calendar_event, replace_inactive }) => {
-    const room = await roomById(sql, room_id);
+    const now = clock();
+    const room = await roomById(sql, room_id, now);
     if (!room) throw NotFound("Room not found");
     const meeting = await sql.begin(async (tx) => {
       await lockRoomForMeetingCreation(tx, room.id);
@@ -115,7 +117,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
       // Idempotent per event; an inactive meeting is never reactivated, only replaced when asked.
       if (existing && (existing.is_active || !replace_inactive)) return existing;
       const times = calendarMeetingTimes(calendar_event);
-      return createOnPlatform(tx, (await roomById(tx, room.id)) ?? room, new Date(), times, {
+      return createOnPlatform(tx, (await roomById(tx, room.id, now)) ?? room, now, times, {
         eventId: calendar_event.id,
         metadata: calendarMetadataOf(calendar_event),
         scheduledEnd: times.scheduledEnd,
@@ -125,9 +127,9 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   });
 
   rpc.handle(meetingsOps.join, async ({ caller, room_name, meeting_id, display_name }) => {
-    const room = await roomNamed(sql, room_name);
+    const now = clock();
+    const room = await roomNamed(sql, room_name, now);
     const meeting = await meetingInRoom(sql, room, meeting_id);
-    const now = new Date();
     const refusal = joinRefusal(meeting, now);
     if (refusal) throw BadRequest(refusal);
     const shown = meetingFor(meeting, seesFullMeeting(room, caller));
@@ -146,21 +148,22 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
 
   rpc.handle(meetingsOps.deactivate, async ({ caller, meeting_id }) => {
     if (caller.userId === null) throw Unauthorized();
+    const now = clock();
     await sql.begin(async (tx) => {
       const meeting = await existingMeeting(tx, meeting_id, { forUpdate: true });
       // Already inactive: nothing to change, so nothing to authorise (reference behaviour).
       if (!meeting.is_active) return;
-      const room = await roomById(tx, meeting.room_id);
+      const room = await roomById(tx, meeting.room_id, now);
       if (!room) throw NotFound("Room not found");
       if (!isRoomOwner(room, caller)) throw Forbidden("Only the room owner can deactivate meetings");
-      await deactivateMeeting(tx, meeting, "owner", new Date());
+      await deactivateMeeting(tx, meeting, "owner", now);
     });
     return { status: "success" as const, meeting_id };
   });
 
   /** Refuses a caller who did not join the meeting (see `joinedMeeting`); the meeting's room. */
-  async function requireJoined(tx: Db, meeting: MeetingState, caller: Caller, refusal: string): Promise<RoomRecord> {
-    const room = await roomById(tx, meeting.room_id);
+  async function requireJoined(tx: Db, meeting: MeetingState, caller: Caller, refusal: string, now: Date): Promise<RoomRecord> {
+    const room = await roomById(tx, meeting.room_id, now);
     if (!room) throw NotFound("Room not found");
     const presence = {
       userJoined: caller.userId !== null && (await userJoinedMeeting(tx, meeting.id, caller.userId)),
@@ -171,11 +174,11 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   }
 
   rpc.handle(meetingsOps.consent, async ({ caller, meeting_id, consent_given }) => {
-    const now = new Date();
+    const now = clock();
     const consent_id = await sql.begin(async (tx) => {
       const meeting = await existingMeeting(tx, meeting_id);
       // A stranger's "no" would delete the owner's audio: only participants answer.
-      const room = await requireJoined(tx, meeting, caller, "Only participants of the meeting can answer the consent question");
+      const room = await requireJoined(tx, meeting, caller, "Only participants of the meeting can answer the consent question", now);
       const row = await recordConsent(tx, {
         id: randomUUID(),
         meeting_id,
@@ -200,14 +203,14 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms)
   });
 
   rpc.handle(meetingsOps.addEmailRecipient, async ({ caller, meeting_id, email }) => {
+    const now = clock();
     const list = await sql.begin(async (tx) => {
       const meeting = await existingMeeting(tx, meeting_id, { forUpdate: true });
       // The recipient receives what was said: only someone who was there may ask for it.
-      await requireJoined(tx, meeting, caller, "Only participants of the meeting can add themselves as e-mail recipients");
+      await requireJoined(tx, meeting, caller, "Only participants of the meeting can add themselves as e-mail recipients", now);
       // Signed-in callers get the transcript link; anonymous ones only the text (reference rule).
       const { list, added } = addEmailRecipient(meeting.email_recipients, email, caller.userId !== null);
       if (!added) return list;
-      const now = new Date();
       const next = changed(meeting, { email_recipients: list }, now);
       await updateMeeting(tx, next);
       await emit(tx, makeEvent("meeting.email_recipient.added", { meeting: next, recipient: added }, { source: SOURCE, time: now }));

@@ -19,16 +19,16 @@ export async function transcriptExpired(tx: Tx, expired: TranscriptExpired, time
   await deleteMeetings(tx, [meeting.id]);
 }
 
-export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume">): void {
+export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume" | "clock">): void {
   rt.consume({
     name: "meetings.rooms",
     stream: "ROOMS",
     // A read model: built from the whole history.
     deliverPolicy: "all",
     handlers: {
-      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
-      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
-      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true)),
+      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
+      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
+      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true, rt.clock())),
     },
   });
 
@@ -39,7 +39,7 @@ export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume">):
     // An instruction to apply, not news: one published before this consumer existed still applies.
     deliverPolicy: "all",
     handlers: {
-      "retention.transcript_expired": async (tx, ev) => transcriptExpired(tx, ev.data, new Date()),
+      "retention.transcript_expired": async (tx, ev) => transcriptExpired(tx, ev.data, rt.clock()),
     },
   });
 }

@@ -4,7 +4,7 @@
 // is asked (outside any transaction): a worker that finds it taken (or already claimed in this round
 // by another worker) skips it and counts it.
 import type { MeetingState } from "@scribe/contracts";
-import { metrics, type Logger, type Sql } from "@scribe/kit";
+import { metrics, type Clock, type Logger, type Sql } from "@scribe/kit";
 import { closeOpenStays, deactivateMeeting, participantJoined, refreshClientCount } from "./changes";
 import type { MeetingsConfig } from "./config";
 import { meetingsProcessingSkipped } from "./metrics";
@@ -42,9 +42,10 @@ export interface ProcessorDeps {
   platforms: Platforms;
   config: Pick<MeetingsConfig, "MEETING_JOIN_WINDOW_SECONDS" | "DAILY_WEBHOOK_MAX_AGE_SECONDS">;
   log: Logger;
+  clock: Clock;
 }
 
-export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps) {
+export function meetingProcessor({ sql, platforms, config, log, clock }: ProcessorDeps) {
   /**
    * One meeting: claim it for this round (its processing lock, then last_processed_at = the round's
    * start, committed), ask the platform outside any transaction, then record what follows with the
@@ -96,7 +97,7 @@ export function meetingProcessor({ sql, platforms, config, log }: ProcessorDeps)
 
   /** One round over every active meeting; `now` is injectable so tests control the clock. */
   return async function processMeetings(opts: { now?: Date } = {}): Promise<ProcessRound> {
-    const now = opts.now ?? new Date();
+    const now = opts.now ?? clock();
     const round: ProcessRound = { processed: [], deactivated: [], skipped: [], failed: [] };
     let heldByOthers = 0;
     for (const id of await activeMeetingIds(sql)) {

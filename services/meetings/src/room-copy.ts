@@ -27,13 +27,13 @@ export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.
   lookups: ["id", "name"],
   rowOf: roomRecordOf,
   owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
-  afterApply: async (tx, _previous, next) => {
-    if (next.deleted) await roomDeleted(tx, next.id, new Date());
+  afterApply: async (tx, _previous, next, now) => {
+    if (next.deleted) await roomDeleted(tx, next.id, now);
   },
 });
 
-export const roomByName = (db: Db, name: string): Promise<RoomRecord | null> => roomCopy.find(db, "name", name);
-export const roomById = (db: Db, id: string): Promise<RoomRecord | null> => roomCopy.find(db, "id", id);
+export const roomByName = (db: Db, name: string, now: Date): Promise<RoomRecord | null> => roomCopy.find(db, "name", name, now);
+export const roomById = (db: Db, id: string, now: Date): Promise<RoomRecord | null> => roomCopy.find(db, "id", id, now);
 
 export function roomRecordOf(room: RoomEvent, deleted: boolean): RoomRecord {
   return {

@@ -13,13 +13,13 @@ export const meetingsService = defineService({
   name: "meetings",
   config: MeetingsConfig,
   async start(rt) {
-    const { rpc, sql, config, log, onStop } = rt;
+    const { rpc, sql, config, log, onStop, clock } = rt;
     const platforms = createPlatforms(config, log);
-    registerCommands(rpc, sql, platforms);
-    registerQueries(rpc, sql);
-    registerWebhooks(rpc, sql, platforms);
+    registerCommands(rpc, sql, platforms, clock);
+    registerQueries(rpc, sql, clock);
+    registerWebhooks(rpc, sql, platforms, clock);
     registerConsumers(rt);
-    const processMeetings = meetingProcessor({ sql, platforms, config, log: log.child({ job: "meetings.process" }) });
+    const processMeetings = meetingProcessor({ sql, platforms, config, log: log.child({ job: "meetings.process" }), clock });
     if (config.MEETING_PROCESS_INTERVAL_SECONDS > 0) {
       const job = runPeriodically(PROCESS_JOB, config.MEETING_PROCESS_INTERVAL_SECONDS * 1000, processMeetings, log);
       onStop(() => job.stop());

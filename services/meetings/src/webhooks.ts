@@ -2,16 +2,16 @@
 // platform adapter verifies and parses; the effect and its events are written in one transaction
 // together with the delivery record that defends against replays.
 import { makeEvent, meetingsOps, type MeetingState } from "@scribe/contracts";
-import { NotFound, Unauthorized, emit, type Db, type Logger, type RpcServer, type Sql } from "@scribe/kit";
+import { NotFound, Unauthorized, emit, type Clock, type Db, type Logger, type RpcServer, type Sql } from "@scribe/kit";
 import { SOURCE, changed, closeOpenStays, deactivateMeeting, participantJoined, participantLeft, refreshClientCount } from "./changes";
 import { matchMeetingByTime, recordingAvailableFor } from "./domain/recordings";
 import type { Platforms } from "./platforms";
 import type { MeetingLookup, PlatformEvent, VideoPlatform } from "./platforms/types";
 import { meetingById, meetingsByPlatformRoomName, recordDelivery, staysOfMeeting, updateMeeting } from "./store";
 
-export function registerWebhooks(rpc: RpcServer, sql: Sql, platforms: Platforms): void {
+export function registerWebhooks(rpc: RpcServer, sql: Sql, platforms: Platforms, clock: Clock): void {
   const receive = async (platform: VideoPlatform, req: { body_base64: string; headers: Record<string, string> }, log: Logger) => {
-    const now = new Date();
+    const now = clock();
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
     const parsed = platform.parseWebhook(Buffer.from(req.body_base64, "base64"), headers, now);
     if (!parsed.event) {

@@ -48,19 +48,21 @@ const state = (version: number, patch: Partial<RoomEvent> = {}): RoomEvent => ({
   ...patch,
 });
 
+const now = new Date("2026-01-05T10:00:00Z");
+
 describe("room copy", () => {
   it("applies newer states and ignores stale ones", async () => {
-    expect(await sql.begin((tx) => roomCopy.apply(tx, state(1), false))).toBe(true);
-    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3, { name: "daily-standup", platform: "whereby" }), false))).toBe(true);
-    expect(await sql.begin((tx) => roomCopy.apply(tx, state(2, { name: "stale" }), false))).toBe(false);
-    expect(await roomById(sql, "room-1")).toMatchObject({ name: "daily-standup", platform: "whereby", version: 3 });
-    expect(await roomByName(sql, "stale")).toBeNull();
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(1), false, now))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3, { name: "daily-standup", platform: "whereby" }), false, now))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(2, { name: "stale" }), false, now))).toBe(false);
+    expect(await roomById(sql, "room-1", now)).toMatchObject({ name: "daily-standup", platform: "whereby", version: 3 });
+    expect(await roomByName(sql, "stale", now)).toBeNull();
   });
 
   it("keeps a deleted room deleted when an older update arrives late", async () => {
-    expect(await sql.begin((tx) => roomCopy.apply(tx, state(4), true))).toBe(true);
-    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3), false))).toBe(false);
-    expect(await roomById(sql, "room-1")).toBeNull();
-    expect(await roomByName(sql, "standup")).toBeNull();
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(4), true, now))).toBe(true);
+    expect(await sql.begin((tx) => roomCopy.apply(tx, state(3), false, now))).toBe(false);
+    expect(await roomById(sql, "room-1", now)).toBeNull();
+    expect(await roomByName(sql, "standup", now)).toBeNull();
   });
 });

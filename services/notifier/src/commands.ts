@@ -14,6 +14,7 @@ import {
   quotaExceeded,
   rpcCall,
   type Bus,
+  type Clock,
   type Logger,
   type RpcServer,
   type Sql,
@@ -39,6 +40,7 @@ export interface CommandDeps {
   webhooks: WebhookSender;
   email: EmailSender | null;
   zulip: ZulipClient | null;
+  clock: Clock;
 }
 
 const NOT_AUTHORIZED_TO_TEST = "Not authorized to test this room's webhook";
@@ -66,7 +68,7 @@ export function registerCommands(deps: CommandDeps): void {
       throw e;
     }
     if (caller.userId === null || room.user_id !== caller.userId) throw Forbidden(NOT_AUTHORIZED_TO_TEST);
-    return deps.webhooks.test(room, new Date());
+    return deps.webhooks.test(room, deps.clock());
   });
 
   rpc.handle(notifierOps.sendEmail, async ({ caller, transcript_id, email }) => {
@@ -89,7 +91,7 @@ export function registerCommands(deps: CommandDeps): void {
           amount: n,
         },
       ],
-      new Date(),
+      deps.clock(),
     );
     if (!quota.ok) {
       deps.log.warn(
@@ -103,7 +105,7 @@ export function registerCommands(deps: CommandDeps): void {
     let sent = 0;
     // One e-mail per recipient: they do not learn each other's addresses.
     for (const to of recipients.addresses) {
-      const started = new Date();
+      const started = deps.clock();
       const t0 = performance.now();
       let result: Pick<AttemptResult, "statusCode" | "error" | "excerpt">;
       let ok = false;
@@ -139,7 +141,7 @@ export function registerCommands(deps: CommandDeps): void {
     const transcript = await rpcCall(bus, projectionOps.get, { caller, id: transcript_id, transcript_format: "text" }, rpcOpts);
     const topics = include_topics ? await rpcCall(bus, projectionOps.topics, { caller, id: transcript_id }, rpcOpts) : [];
     const content = zulipMessage({ ...transcript, topics, includeTopics: include_topics, uiBaseUrl: config.UI_BASE_URL });
-    const started = new Date();
+    const started = deps.clock();
     const t0 = performance.now();
     const record = (result: { statusCode: number | null; error: string | null; excerpt: string | null }, ok: boolean) =>
       recordOnRequest(

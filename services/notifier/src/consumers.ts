@@ -26,7 +26,7 @@ import type { z } from "zod";
 export const SOURCE = "scribe/notifier";
 
 /** Deliveries for a completed transcript: the room's webhook, its chat report, the e-mails. */
-export async function onCompleted(tx: Tx, ev: ScribeEvent<"transcript.completed">, config: NotifierConfig): Promise<void> {
+export async function onCompleted(tx: Tx, ev: ScribeEvent<"transcript.completed">, config: NotifierConfig, now: Date): Promise<void> {
   const { transcript: t, run_id: runId } = ev.data;
   const room = t.room_id ? await roomById(tx, t.room_id) : null;
   const meeting = t.meeting_id ? await meetingById(tx, t.meeting_id) : null;
@@ -35,7 +35,6 @@ export async function onCompleted(tx: Tx, ev: ScribeEvent<"transcript.completed"
     zulipEnabled: zulipConfigured(config),
     uiBaseUrl: config.UI_BASE_URL,
   });
-  const now = new Date();
   const base = { transcript_id: t.id, room_id: t.room_id, run_id: runId, next_attempt_at: now };
   const rows: NewDelivery[] = [];
   // Every run's completion is a new webhook delivery and a new (or updated) chat report.
@@ -92,9 +91,9 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "ROOMS",
     deliverPolicy: "all",
     handlers: {
-      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
-      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false)),
-      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true)),
+      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
+      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
+      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true, rt.clock())),
     },
   });
 
@@ -103,11 +102,11 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "MEETINGS",
     deliverPolicy: "all",
     handlers: {
-      "meeting.created": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
-      "meeting.updated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
-      "meeting.deactivated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false)),
-      "meeting.email_recipient.added": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data.meeting, false)),
-      "meeting.deleted": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, true)),
+      "meeting.created": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false, rt.clock())),
+      "meeting.updated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false, rt.clock())),
+      "meeting.deactivated": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, false, rt.clock())),
+      "meeting.email_recipient.added": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data.meeting, false, rt.clock())),
+      "meeting.deleted": async (tx, ev) => void (await meetingCopy.apply(tx, ev.data, true, rt.clock())),
     },
   });
 
@@ -134,7 +133,7 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     // Side effects: a new notifier must not notify about every transcript ever completed.
     deliverPolicy: "new",
     handlers: {
-      "transcript.completed": async (tx, ev) => onCompleted(tx, ev, config),
+      "transcript.completed": async (tx, ev) => onCompleted(tx, ev, config, rt.clock()),
     },
   });
 }

@@ -3,7 +3,7 @@
 // attempt of each outside any transaction, records it and schedules the next. Woken by NOTIFY when
 // consumers add work, with a poll as fallback; tests drive rounds with their own clock.
 import { randomUUID } from "node:crypto";
-import type { Logger, Sql } from "@scribe/kit";
+import type { Clock, Logger, Sql } from "@scribe/kit";
 import { attemptChatPost } from "./channels/chat";
 import type { EmailSender } from "./channels/email";
 import type { AttemptResult } from "./channels/types";
@@ -25,6 +25,7 @@ export interface DispatcherDeps {
   concurrency: number;
   /** How long a claimed delivery stays leased: longer than any attempt can take. */
   leaseMs: number;
+  clock: Clock;
 }
 
 export interface Dispatcher {
@@ -121,7 +122,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   async function deliverDue(opts: { now?: Date } = {}): Promise<number> {
-    const now = opts.now ?? new Date();
+    const now = opts.now ?? deps.clock();
     let total = 0;
     for (;;) {
       const token = randomUUID();

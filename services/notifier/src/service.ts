@@ -18,7 +18,7 @@ export const notifierService = defineService({
   config: NotifierConfig,
   sharedMigrations: [QUOTA_MIGRATIONS],
   async start(rt) {
-    const { sql, bus, rpc, config, log, onStop } = rt;
+    const { sql, bus, rpc, config, log, onStop, clock } = rt;
     // Webhook URLs are users': guarded, and a redirect is an answer (never followed).
     const http = createHttpClient({
       guard: { allowPrivate: config.ALLOW_PRIVATE_URLS },
@@ -39,7 +39,7 @@ export const notifierService = defineService({
     const zulip = zulipConfigured(config) ? new ZulipClient(config) : null;
 
     registerConsumers(rt);
-    registerCommands({ rpc, bus, sql, log, config, webhooks, email, zulip });
+    registerCommands({ rpc, bus, sql, log, config, webhooks, email, zulip, clock });
     registerDeliveryOps(rpc, sql);
 
     // Longer than any one attempt can take (an e-mail also reads the transcript first).
@@ -53,6 +53,7 @@ export const notifierService = defineService({
       zulip,
       concurrency: config.NOTIFIER_CONCURRENCY,
       leaseMs,
+      clock,
     });
     if (config.NOTIFIER_DISPATCH_INTERVAL_MS > 0) {
       await dispatcher.start(config.NOTIFIER_DISPATCH_INTERVAL_MS);

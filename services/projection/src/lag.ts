@@ -2,7 +2,7 @@
 // (0 when caught up), measured from the consumers' state on the server every PROJECTION_LAG_POLL_MS.
 import { Gauge } from "prom-client";
 import type { StreamName } from "@scribe/contracts";
-import { registry, type Bus, type Logger } from "@scribe/kit";
+import { registry, type Bus, type Clock, type Logger } from "@scribe/kit";
 
 const lagSeconds = new Gauge({
   name: "scribe_projection_lag_seconds",
@@ -23,7 +23,7 @@ export interface Lag {
   seconds: number;
 }
 
-export async function measureLag(bus: Bus, consumers: { stream: StreamName; durable: string }[], now = Date.now()): Promise<Lag[]> {
+export async function measureLag(bus: Bus, consumers: { stream: StreamName; durable: string }[], now: Date): Promise<Lag[]> {
   const out: Lag[] = [];
   for (const c of consumers) {
     const stream = bus.stream(c.stream);
@@ -33,7 +33,7 @@ export async function measureLag(bus: Bus, consumers: { stream: StreamName; dura
     if (pending > 0) {
       // The oldest event not acknowledged is right after the acknowledgement floor.
       const oldest = await bus.jsm.streams.getMessage(stream, { seq: info.ack_floor.stream_seq + 1 }).catch(() => null);
-      if (oldest) seconds = Math.max(0, (now - oldest.time.getTime()) / 1000);
+      if (oldest) seconds = Math.max(0, (now.getTime() - oldest.time.getTime()) / 1000);
     }
     lagSeconds.set({ consumer: c.durable }, seconds);
     pendingEvents.set({ consumer: c.durable }, pending);
@@ -42,12 +42,18 @@ export async function measureLag(bus: Bus, consumers: { stream: StreamName; dura
   return out;
 }
 
-export function startLagJob(bus: Bus, consumers: { stream: StreamName; durable: string }[], intervalMs: number, log: Logger): () => void {
+export function startLagJob(
+  bus: Bus,
+  consumers: { stream: StreamName; durable: string }[],
+  intervalMs: number,
+  log: Logger,
+  clock: Clock,
+): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    measureLag(bus, consumers)
+    measureLag(bus, consumers, clock())
       .catch((e: Error) => log.warn({ err: e }, "measuring projection lag failed"))
       .finally(() => (running = false));
   }, intervalMs);

@@ -21,6 +21,7 @@ export const projectionService = defineService({
       consumers.map((c) => ({ stream: c.stream, durable: c.runner.durable })),
       rt.config.PROJECTION_LAG_POLL_MS,
       rt.log,
+      rt.clock,
     );
     rt.onStop(async () => {
       stopLag();

@@ -81,7 +81,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       return { chunks, leftovers: stored.map((c) => ({ bucket: c.bucket, key: c.key })) };
     });
     try {
-      const started = Date.now();
+      const started = performance.now();
       const { size: fileSize } = await concatObjects(
         storage,
         claimed.chunks.map((c) => c.key),
@@ -89,7 +89,13 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
       );
       const probe = await probeObject(storage, target);
       log.info(
-        { transcriptId: transcript_id, bytes: fileSize, chunks: claimed.chunks.length, ms: Date.now() - started, probe: probe.kind },
+        {
+          transcriptId: transcript_id,
+          bytes: fileSize,
+          chunks: claimed.chunks.length,
+          ms: Math.round(performance.now() - started),
+          probe: probe.kind,
+        },
         "upload assembled",
       );
       if (probe.kind !== "audio") {

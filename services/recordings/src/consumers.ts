@@ -19,7 +19,7 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
     deliverPolicy: "new",
     handlers: {
       "recording.available": async (tx, ev, { log }) => {
-        const plan = planPlatformRecording(ev.data, new Date());
+        const plan = planPlatformRecording(ev.data, rt.clock());
         // A second delivery of the same platform recording (webhook and poll, or a redelivery with a
         // new event id) changes nothing and starts nothing: the reference re-runs the pipeline here.
         if (!(await insertRecording(tx, plan.recording, plan.files))) {

@@ -21,6 +21,7 @@ export const recordingsService = defineService({
     const job = startPurgeJob(sql, open, log, {
       intervalMs: config.STORAGE_PURGE_INTERVAL_MS,
       uploadMaxAgeHours: config.UPLOAD_ABANDONED_AFTER_HOURS,
+      clock: rt.clock,
     });
     onStop(() => job.stop());
     return {

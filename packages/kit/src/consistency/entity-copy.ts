@@ -34,18 +34,21 @@ export interface EntityCopyDefinition<Row extends CopyRow, State, O extends RpcO
    * without it, `find` answers from the copy alone.
    */
   owner?: { op: O; request(field: string, value: string): z.input<O["request"]>; stateOf(response: z.infer<O["response"]>): State | null };
-  /** Work that follows an applied change in the same transaction (e.g. drop what a deleted entity owned). */
-  afterApply?(tx: Tx, previous: Row | null, next: Row): Promise<void>;
+  /**
+   * Work that follows an applied change in the same transaction (e.g. drop what a deleted entity owned);
+   * `now` is the time of application, from the service's clock.
+   */
+  afterApply?(tx: Tx, previous: Row | null, next: Row, now: Date): Promise<void>;
 }
 
 export interface EntityCopy<Row extends CopyRow, State> {
-  /** Apply an owner's state unless the copy already holds it or a newer one; true when applied. */
-  apply(tx: Tx, state: State, deleted: boolean): Promise<boolean>;
+  /** Apply an owner's state at `now` unless the copy already holds it or a newer one; true when applied. */
+  apply(tx: Tx, state: State, deleted: boolean, now: Date): Promise<boolean>;
   /**
    * The live entity whose `field` is `value`, at least as new as the current request must see:
-   * read through from the owner when the copy misses or lags.
+   * read through from the owner when the copy misses or lags (applied at `now`).
    */
-  find(db: Db, field: Row extends unknown ? keyof Row & string : never, value: string): Promise<Row | null>;
+  find(db: Db, field: Row extends unknown ? keyof Row & string : never, value: string, now: Date): Promise<Row | null>;
   /** The live entity from the local copy only (consumers and jobs: no request to honour). */
   findLocal(db: Db, field: keyof Row & string, value: string): Promise<Row | null>;
 }
@@ -72,14 +75,14 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
     return (rows[0] as Row | undefined) ?? null;
   };
 
-  const apply = async (tx: Tx, state: State, deleted: boolean) => {
+  const apply = async (tx: Tx, state: State, deleted: boolean, now: Date) => {
     const row = def.rowOf(state, deleted) as unknown as Row;
     const [previous] = await tx<Row[]>`select * from ${tx(def.table)} where id = ${row.id} for update`;
     const newer = !previous || previous.version < row.version || (previous.version === row.version && deleted && !previous.deleted);
     if (!newer) return false;
     const next = await upsert(tx, row as unknown as Record<string, unknown>);
     if (!next) return false;
-    await def.afterApply?.(tx, previous ?? null, next);
+    await def.afterApply?.(tx, previous ?? null, next, now);
     return true;
   };
 
@@ -93,7 +96,7 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
     return row ?? null;
   };
 
-  const find = async (db: Db, field: string, value: string) => {
+  const find = async (db: Db, field: string, value: string, now: Date) => {
     const local = await findLocal(db, field, value);
     const required = requiredVersion(def.kind, field, value);
     if (local && local.version >= required) return local;
@@ -116,8 +119,8 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
     const state = owner.stateOf(owner.op.response.parse(answer) as z.infer<O["response"]>);
     // The owner no longer has it: deleted (the tombstone and its consequences come with the event).
     if (state === null) return null;
-    if (isTransaction(db)) await apply(db, state, false);
-    else await db.begin((tx) => apply(tx, state, false));
+    if (isTransaction(db)) await apply(db, state, false, now);
+    else await db.begin((tx) => apply(tx, state, false, now));
     return findLocal(db, field, value);
   };
 

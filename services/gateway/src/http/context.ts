@@ -14,6 +14,7 @@ import {
   type KnownVersions,
   type VersionMark,
   type BaseConfig,
+  type Clock,
   type Bus,
   type Logger,
   type ObjectStorage,
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   sql: Sql;
   config: GatewayConfig & BaseConfig;
   log: Logger;
+  /** The time routes decide with (the service's clock). */
+  clock: Clock;
   auth: Authenticator;
   /** A bucket of the configured object storage (media routes read where services point them). */
   openBucket(bucket: string): ObjectStorage;

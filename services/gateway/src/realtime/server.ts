@@ -4,7 +4,7 @@
 import type { ServerType } from "@hono/node-server";
 import { createNodeWebSocket, type NodeWebSocket } from "@hono/node-ws";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { Unavailable, registry, type Bus, type Logger } from "@scribe/kit";
+import { Unavailable, registry, type Bus, type Clock, type Logger } from "@scribe/kit";
 import type { Context } from "hono";
 import { Gauge } from "prom-client";
 import { ServerResponse, type IncomingMessage } from "node:http";
@@ -63,6 +63,8 @@ function sender(ws: WebSocket, log: Logger): (message: WsMessage) => void {
 export interface RealtimeOptions {
   /** WS_PING_INTERVAL_MS: 0 sends no pings. */
   pingIntervalMs: number;
+  /** When a token's remaining life is counted from. */
+  clock: Clock;
 }
 
 export class Realtime {
@@ -209,7 +211,7 @@ export class Realtime {
           remove = this.hub.add(userId, sender(raw, log));
           if (expiresAt) {
             // setTimeout holds at most ~24.8 days; tokens living longer are cut then (clients reconnect).
-            const ms = Math.min(Math.max(0, expiresAt.getTime() - Date.now()), 2 ** 31 - 1);
+            const ms = Math.min(Math.max(0, expiresAt.getTime() - this.opts.clock().getTime()), 2 ** 31 - 1);
             expiry = setTimeout(() => raw.close(CLOSE_UNAUTHENTICATED, "Token expired"), ms);
           }
         },

@@ -13,7 +13,7 @@ import { loginUserByEmail } from "../store";
 import { body, json, validationError } from "./responses";
 
 /** The TCP peer (absent when the app is called without a socket, e.g. app.fetch in a test). */
-export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDeps): void {
+export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql, clock }: GatewayDeps): void {
   if (config.AUTH_BACKEND !== "password") return;
   const limiter = new LoginAttemptLimiter(sql, config.LOGIN_RATE_LIMIT_ATTEMPTS, config.LOGIN_RATE_LIMIT_WINDOW_SECONDS * 1000);
   const trusted = trustedProxies(config.TRUSTED_PROXIES);
@@ -30,7 +30,8 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDep
     async (c) => {
       const { email, password } = c.req.valid("json");
       const address = requestClientAddress(c, trusted);
-      if (!(await limiter.attempt(rateLimitKey(address), new Date()))) {
+      const now = clock();
+      if (!(await limiter.attempt(rateLimitKey(address), now))) {
         c.get("log").warn({ address }, "login rate limit reached");
         throw TooManyRequests("Too many login attempts. Try again later.");
       }
@@ -41,7 +42,7 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, { config, sql }: GatewayDep
         throw Unauthorized("Invalid email or password");
       }
       const ttl = config.LOGIN_TOKEN_TTL_SECONDS;
-      const token = await signPasswordToken(config.SECRET_KEY, { sub: user.id, email: user.email }, { now: new Date(), ttlSeconds: ttl });
+      const token = await signPasswordToken(config.SECRET_KEY, { sub: user.id, email: user.email }, { now, ttlSeconds: ttl });
       return c.json({ access_token: token, token_type: "bearer", expires_in: ttl }, 200);
     },
   );

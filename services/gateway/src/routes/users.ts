@@ -56,14 +56,14 @@ export function userRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: json(CreateApiKeyResponse), ...validationError },
     }),
     async (c) => {
-      const { sql, config } = c.get("deps");
+      const { sql, config, clock } = c.get("deps");
       const key = generateApiKey();
       const stored = await insertApiKey(sql, {
         id: randomUUID(),
         userId: userIdOf(c),
         keyHash: hashApiKey(config.SECRET_KEY, key),
         name: c.req.valid("json").name,
-        now: new Date(),
+        now: clock(),
       });
       return c.json({ ...stored, key }, 200);
     },

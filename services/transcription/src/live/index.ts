@@ -23,6 +23,7 @@ export function startLiveRecording(rt: ServiceRuntime<TranscriptionConfig>, port
     bucket: deps.openBucket(deps.transcriptsBucket),
     bucketName: deps.transcriptsBucket,
     workDir: deps.workDir,
+    clock: rt.clock,
   });
   rt.rpc.handle(transcriptionOps.recordWebrtc, ({ caller, id, offer }) => recorder.start(caller, id, offer));
   const recovery =

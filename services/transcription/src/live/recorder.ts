@@ -65,16 +65,17 @@ export class LiveRecorder {
       await this.sql.begin(async (tx) => {
         const a = await loadTranscript(tx, transcriptId, { forUpdate: true });
         assertRead(a?.state ?? null, caller);
-        const fresh = new Date(Date.now() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
+        const now = this.deps.clock();
+        const fresh = new Date(now.getTime() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
         if (await activeSessionOf(tx, transcriptId, fresh)) throw BadRequest("A live recording is already running for this transcript");
         await insertLiveSession(tx, {
           id: session.id,
           transcript_id: transcriptId,
           bucket: this.deps.bucketName,
           instance: this.instance,
-          now: new Date(),
+          now,
         });
-        await beginLiveRun(tx, a!, session.id);
+        await beginLiveRun(tx, a!, session.id, now);
       });
     } catch (e) {
       session.abandon();
@@ -101,7 +102,7 @@ export class LiveRecorder {
     reason: string,
     opts: { staleBefore?: Date } = {},
   ): Promise<"processing" | "no_audio" | "superseded" | null> {
-    const now = new Date();
+    const now = this.deps.clock();
     let transcriptId = "";
     const outcome = await this.sql.begin(async (tx) => {
       const row = await lockOpenSession(tx, sessionId);
@@ -110,7 +111,7 @@ export class LiveRecorder {
       const bucket = this.deps.bucket;
       const audio = await assembleLiveAudio(bucket, row.transcript_id, sessionId);
       if (!audio) {
-        await failLiveRun(tx, row.transcript_id, sessionId, NO_AUDIO);
+        await failLiveRun(tx, row.transcript_id, sessionId, NO_AUDIO, now);
         await finishLiveSession(tx, sessionId, "no_audio", now);
         return "no_audio" as const;
       }
@@ -120,6 +121,7 @@ export class LiveRecorder {
         sessionId,
         { bucket: row.bucket, key: audio.key, size: audio.size },
         this.log,
+        now,
       );
       const result = handed ? ("processing" as const) : ("superseded" as const);
       await finishLiveSession(tx, sessionId, result, now);
@@ -139,7 +141,7 @@ export class LiveRecorder {
 
   /** Sessions of processes that died (not renewed for the lease), finished from their stored audio. */
   async recoverAbandoned(opts: { now?: Date } = {}): Promise<{ recovered: string[] }> {
-    const staleBefore = new Date((opts.now ?? new Date()).getTime() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
+    const staleBefore = new Date((opts.now ?? this.deps.clock()).getTime() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
     const rows = await this.sql<
       { id: string }[]
     >`select id from live_session where finished_at is null and heartbeat_at < ${staleBefore} order by heartbeat_at limit 20`;

@@ -12,7 +12,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SpeechToText, Summariser, Word } from "@scribe/ai";
 import type { TopicRecord } from "@scribe/contracts";
-import type { Logger, ObjectStorage, Sql } from "@scribe/kit";
+import type { Clock, Logger, ObjectStorage, Sql } from "@scribe/kit";
 import { startOpusDecoder, type OpusStreamDecoder } from "@scribe/media";
 import { RTCPeerConnection, RTCRtpCodecParameters, type RtpPacket } from "werift";
 import type { TranscriptPort } from "../pipelines/port";
@@ -37,6 +37,8 @@ export interface LiveDeps {
   summariser: Summariser;
   bucket: ObjectStorage;
   workDir: string;
+  /** The time session rows are stamped with (the service's clock); idleness is measured apart, in elapsed time. */
+  clock: Clock;
 }
 
 export interface LiveTranscript {
@@ -60,7 +62,8 @@ export class LiveSession {
   private seq = 0;
   private storedBytes = 0;
   private receivedBytes = 0;
-  private lastAudioAt = Date.now();
+  /** performance.now() of the last audio packet: idleness is elapsed time, not a wall-clock reading. */
+  private lastAudioAt = performance.now();
   private storing: Promise<void> = Promise.resolve();
   private transcribing: Promise<void> = Promise.resolve();
   private readonly words: Word[] = [];
@@ -117,7 +120,7 @@ export class LiveSession {
 
   /** Start the clock: heartbeats (the session's lease) and the idle timeout. */
   begin(): void {
-    this.lastAudioAt = Date.now();
+    this.lastAudioAt = performance.now();
     const everyMs = Math.min(this.deps.config.LIVE_SEGMENT_SECONDS, this.deps.config.LIVE_SESSION_LEASE_SECONDS / 3) * 1000;
     this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref();
@@ -125,19 +128,19 @@ export class LiveSession {
   }
 
   private tick(): void {
-    const idleMs = Date.now() - this.lastAudioAt;
+    const idleMs = performance.now() - this.lastAudioAt;
     if (idleMs > this.deps.config.LIVE_IDLE_TIMEOUT_SECONDS * 1000) {
       void this.stop(`no audio for ${Math.round(idleMs / 1000)} s`);
       return;
     }
-    renewLiveSession(this.deps.sql, this.id, this.storedBytes, new Date()).catch((e) =>
+    renewLiveSession(this.deps.sql, this.id, this.storedBytes, this.deps.clock()).catch((e) =>
       this.log.warn({ err: e }, "live session heartbeat failed"),
     );
   }
 
   private onRtp(rtp: RtpPacket): void {
     if (this.stopped) return;
-    this.lastAudioAt = Date.now();
+    this.lastAudioAt = performance.now();
     if (!this.decoder) {
       this.decoder = startOpusDecoder({ sampleRate: LIVE_SAMPLE_RATE, onPcm: (pcm) => this.onPcm(pcm) });
       this.decoder.done.catch((e) => {
@@ -171,7 +174,7 @@ export class LiveSession {
       try {
         await putSegment(bucket, id, this.id, seq, pcm);
         this.storedBytes += pcm.length;
-        await renewLiveSession(sql, this.id, this.storedBytes, new Date());
+        await renewLiveSession(sql, this.id, this.storedBytes, this.deps.clock());
         const duration = pcmMs(this.storedBytes);
         await port.update(id, this.id, { duration });
         await port.appendEvent(id, this.id, "DURATION", { duration });

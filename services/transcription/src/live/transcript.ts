@@ -19,7 +19,7 @@ async function unlessStale<T>(f: () => Promise<T>): Promise<T | null> {
 }
 
 /** `recording`, with the session as the current run (an unfinished processing run is cancelled). `a` is loaded with its topics. */
-export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string, now = new Date()): Promise<Aggregate> {
+export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string, now: Date): Promise<Aggregate> {
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, "superseded: live recording started");
   return (await execute(tx, a, { type: "startLiveRecording", run_id: sessionId, now })).aggregate!;
 }
@@ -35,7 +35,7 @@ export async function handOverLiveRun(
   sessionId: string,
   audio: { bucket: string; key: string; size: number },
   log: Logger,
-  now = new Date(),
+  now: Date,
 ): Promise<boolean> {
   const a = await loadTranscript(tx, transcriptId, { forUpdate: true, events: false });
   if (!a) return false;
@@ -47,7 +47,7 @@ export async function handOverLiveRun(
 }
 
 /** `error` with the reason; false when the session is no longer current. */
-export async function failLiveRun(tx: Tx, transcriptId: string, sessionId: string, reason: string, now = new Date()): Promise<boolean> {
+export async function failLiveRun(tx: Tx, transcriptId: string, sessionId: string, reason: string, now: Date): Promise<boolean> {
   const a = await loadTranscript(tx, transcriptId, { forUpdate: true, topics: false, events: false });
   if (!a) return false;
   return (await unlessStale(() => execute(tx, a, { type: "failLiveRecording", run_id: sessionId, reason, now }))) !== null;
