@@ -3,6 +3,7 @@
 // schema as that role and serves the API. (The local test server trusts 127.0.0.1, so it does not
 // check the password itself; what this proves is that the URL, role and privileges carry through.)
 import { randomBytes } from "node:crypto";
+import { ok } from "@scribe/client";
 import postgres from "postgres";
 import { TEST_ADMIN_URL } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,9 +55,9 @@ describe("DATABASE_URL with a password, as a role of its own", () => {
   });
 
   it("serves the API: a room created is read back", async () => {
-    const alice = sys.as("alice");
-    expect((await alice("/v1/rooms", { method: "POST", body: JSON.stringify({ name: "password-role" }) })).status).toBe(200);
-    const rooms = await (await alice("/v1/rooms")).json();
-    expect(JSON.stringify(rooms)).toContain("password-role");
+    const alice = sys.client("alice");
+    await ok(alice.POST("/v1/rooms", { body: { name: "password-role" } }));
+    const rooms = await ok(alice.GET("/v1/rooms"));
+    expect(rooms.items.map((r) => r.name)).toContain("password-role");
   });
 });

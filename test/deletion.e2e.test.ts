@@ -1,18 +1,19 @@
 // Destroying a transcript removes it from every copy (issue 15.13): tables, read model, search
 // index, and the JetStream streams (its events carry words, titles and summaries), dead letters
 // included, so `scribe tail`, `scribe dlq list` and a read-model rebuild never bring it back.
+import { ok, type ScribeClient } from "@scribe/client";
 import { STREAMS, eventSubject } from "@scribe/contracts";
 import { listDeadLetters, rebuildCommand, tailStream } from "@scribe/cli";
 import { connectBus, type Bus } from "@scribe/kit";
 import { TEST_NATS_URL, eventually } from "@scribe/kit/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, type Client, type TestSystem } from "./support/system";
+import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter, topicRecord, word } from "./support/transcripts";
 
 const UNIQUE = "zebracornia";
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let bus: Bus;
 let tw: TranscriptWriter;
 let db: postgres.Sql;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     services: ["projection", "search", "transcription", "gateway"],
     env: { CONSUMER_MAX_DELIVER: "2" },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "test-deletion" });
   tw = await TranscriptWriter.connect(sys.prefix);
   db = postgres(sys.db.url, { max: 2, onnotice: () => {} });
@@ -65,12 +66,11 @@ const mentions = (texts: string[]) => texts.filter((t) => t.toLowerCase().includ
 
 describe("destroying a transcript", () => {
   it("leaves no trace of what it held in any table, stream, dead letter, tail or rebuilt read model", async () => {
-    const created = await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: `Standup ${UNIQUE}` }) });
-    const { id } = (await created.json()) as { id: string };
-    await alice(`/v1/transcripts/${id}`, {
-      method: "PATCH",
-      body: JSON.stringify({ title: `About ${UNIQUE}`, long_summary: `We said ${UNIQUE}.` }),
-    });
+    const { id } = await ok(alice.POST("/v1/transcripts", { body: { name: `Standup ${UNIQUE}` } }));
+    const path = { params: { path: { transcript_id: id } } };
+    await ok(
+      alice.PATCH("/v1/transcripts/{transcript_id}", { ...path, body: { title: `About ${UNIQUE}`, long_summary: `We said ${UNIQUE}.` } }),
+    );
     // Words on the stream as the pipeline writes them, and an event no consumer can apply (dead-lettered).
     await tw.publish("transcript.topic.upserted", {
       transcript_id: id,
@@ -89,8 +89,8 @@ describe("destroying a transcript", () => {
       values (${runId}, 'transcribe', 'succeeded', ${db.json({ words: [UNIQUE] })})`;
     await eventually(async () => mentions(await everyStreamMessage()) >= 3 && (await rowsMentioning(UNIQUE)).length > 0);
 
-    expect((await alice(`/v1/transcripts/${id}`, { method: "DELETE" })).status).toBe(200);
-    expect((await alice(`/v1/transcripts/${id}/destroy`, { method: "DELETE" })).status).toBe(200);
+    expect((await alice.DELETE("/v1/transcripts/{transcript_id}", path)).response.status).toBe(200);
+    expect((await alice.DELETE("/v1/transcripts/{transcript_id}/destroy", path)).response.status).toBe(200);
 
     await eventually(async () => mentions(await everyStreamMessage()) === 0, { timeoutMs: 30_000 });
     const tailed: string[] = [];
@@ -104,6 +104,6 @@ describe("destroying a transcript", () => {
     await rebuildCommand(sys.env, () => {});
     expect(await rowsMentioning(UNIQUE)).toEqual([]);
     // The tombstone is what is left: the transcript stays gone.
-    expect((await alice(`/v1/transcripts/${id}`)).status).toBe(404);
+    expect((await alice.GET("/v1/transcripts/{transcript_id}", path)).response.status).toBe(404);
   });
 });

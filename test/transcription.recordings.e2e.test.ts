@@ -2,6 +2,7 @@
 // room, meeting, participants) and one run, however often the recording is announced; a run that
 // fails for good leaves status error with the reason, and POST /process retries it.
 import { randomUUID } from "node:crypto";
+import { ok, type ScribeClient } from "@scribe/client";
 import type { RecordingReady } from "@scribe/contracts";
 import { connectBus, connectDb, type Sql } from "@scribe/kit";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
@@ -9,15 +10,15 @@ import { WORKFLOW_STREAM, queueDurable } from "@scribe/workflow";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish } from "./support/media";
-import { startSystem, streamEvents, type Client, type TestSystem } from "./support/system";
+import { startSystem, streamEvents, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let sql: Sql;
 
 beforeAll(async () => {
   sys = await startSystem({ label: "trec", services: ["projection", "transcription", "gateway"], env: { PIPELINE_STT_CONCURRENCY: "3" } });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
 });
 afterAll(async () => {
@@ -67,10 +68,9 @@ describe("recording.ready from a video platform", () => {
   });
 
   it("creates the room owner's transcript, linked to the room, meeting and recording", async () => {
-    const t = await eventually(async () => {
-      const res = await alice(`/v1/transcripts/${id}`);
-      return res.status === 200 ? res.json() : null;
-    });
+    const t = await eventually(
+      async () => (await alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } })).data,
+    );
     expect(t).toMatchObject({
       user_id: "alice",
       source_kind: "room",
@@ -105,9 +105,9 @@ describe("recording.ready from a video platform", () => {
       message: "the run failed",
     });
     expect(failed.error).toEqual(expect.any(String));
-    expect((await (await alice(`/v1/transcripts/${id}`)).json()).status).toBe("error");
-    const res = await alice(`/v1/transcripts/${id}/process`, { method: "POST" });
-    expect(res.status, await res.clone().text()).toBe(200);
+    const path = { params: { path: { transcript_id: id } } };
+    expect((await ok(alice.GET("/v1/transcripts/{transcript_id}", path))).status).toBe("error");
+    await ok(alice.POST("/v1/transcripts/{transcript_id}/process", path));
     const [again] = await transcriptsOf(rec.recording_id);
     expect(again!.current_run_id).not.toBe(failed.current_run_id);
     expect(await runsOf(id)).toHaveLength(2);
