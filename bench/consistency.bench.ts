@@ -4,14 +4,27 @@
 // to the rooms service), then asks again with and without the known version once the copy is current
 // (baseline: no version passed, measured interleaved in the same run), then renames the room and
 // asks under both names at once. A stale read is an answer the write should have changed.
-import { randomBytes } from "node:crypto";
+// Then the same over HTTP with two gateway replicas: writes go to replica 1, reads to replica 2 at
+// once, with no version carried by the client (replica 2 knows it from the shared bucket); and what
+// sharing the written versions adds to a write (SharedVersions.record, timed alone).
+import { createHmac, randomBytes } from "node:crypto";
 import { DLQ_STREAM, STREAMS, meetingsOps, roomsOps, type Caller } from "@scribe/contracts";
 import { servicesByName } from "@scribe/cli";
-import { connectBus, isAppError, rpcCall, startProcess, type VersionMark } from "@scribe/kit";
+import {
+  VERSIONS_BUCKET,
+  SharedVersions,
+  connectBus,
+  createLogger,
+  isAppError,
+  rpcCall,
+  startProcess,
+  type VersionMark,
+} from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { percentile, report } from "./report";
 
 const ROUNDS = Number(process.env.BENCH_CONSISTENCY_ROUNDS ?? 300);
+const REPLICA_ROUNDS = Number(process.env.BENCH_CONSISTENCY_REPLICA_ROUNDS ?? 200);
 const alice: Caller = { userId: "alice", email: null, via: "bearer" };
 
 export default async function bench(): Promise<void> {
@@ -25,8 +38,12 @@ export default async function bench(): Promise<void> {
     LOG_LEVEL: "silent",
     SECRET_KEY: randomBytes(32).toString("hex"),
     OUTBOX_POLL_MS: "200",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    AUTH_BACKEND: "password",
   };
-  const running = await startProcess(servicesByName(["rooms", "meetings"]), env);
+  const running = await startProcess(servicesByName(["rooms", "meetings", "gateway"]), env);
+  const replica2 = await startProcess(servicesByName(["gateway"]), env);
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-ryw" });
   const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
   const lagging: number[] = [];
@@ -80,10 +97,90 @@ export default async function bench(): Promise<void> {
     report({ name: "copy lagging (read-through) p50", value: percentile(sorted(lagging), 50), unit: "ms" }, baseP50);
     report({ name: "copy lagging (read-through) p99", value: percentile(sorted(lagging), 99), unit: "ms" }, baseP99);
     report({ name: "stale reads", value: stale, unit: `of ${ROUNDS * 4} reads that had to see a write` });
+
+    const two = await twoReplicas(env.SECRET_KEY, gatewayUrl(running), gatewayUrl(replica2));
+    console.log(
+      `  two gateway replicas, ${REPLICA_ROUNDS} rounds; each: create and rename on replica 1, read both names at once on replica 2, read again`,
+    );
+    const current2 = sorted(two.current);
+    const c50 = { name: "replica 2, copy current p50", value: percentile(current2, 50), unit: "ms", label: "copy current p50" };
+    const c99 = { name: "replica 2, copy current p99", value: percentile(current2, 99), unit: "ms", label: "copy current p99" };
+    report(c50);
+    report(c99);
+    report({ name: "replica 2, copy lagging (read-through) p50", value: percentile(sorted(two.lagging), 50), unit: "ms" }, c50);
+    report({ name: "replica 2, copy lagging (read-through) p99", value: percentile(sorted(two.lagging), 99), unit: "ms" }, c99);
+    report({ name: "stale reads on replica 2", value: two.stale, unit: `of ${REPLICA_ROUNDS * 2} reads that had to see a write (goal 0)` });
+
+    const sharing = await recordLatency(bus);
+    report({ name: "sharing a write's versions (record) p50", value: percentile(sorted(sharing), 50), unit: "ms added to a write" });
+    report({ name: "sharing a write's versions (record) p99", value: percentile(sorted(sharing), 99), unit: "ms added to a write" });
   } finally {
     for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+    await bus.jsm.streams.delete(`KV_${bus.stream(VERSIONS_BUCKET)}`).catch(() => {});
     await bus.close();
+    await replica2.stop();
     await running.stop();
     await db.drop();
   }
+}
+
+const gatewayUrl = (p: Awaited<ReturnType<typeof startProcess>>) =>
+  `http://127.0.0.1:${p.services.find((s) => s.name === "gateway")!.exports.port as number}`;
+
+/** An HS256 token as the gateway's password mode issues them. */
+function token(secret: string, sub: string): string {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const unsigned = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub, email: `${sub}@example.com`, exp: Math.floor(Date.now() / 1000) + 3600 })}`;
+  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
+}
+
+async function twoReplicas(secret: string, first: string, second: string) {
+  const headers = { authorization: `Bearer ${token(secret, "alice")}`, "content-type": "application/json" };
+  const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+  const lagging: number[] = [];
+  const current: number[] = [];
+  let stale = 0;
+  const send = async (url: string, method: string, body?: unknown) => {
+    const res = await fetch(url, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const text = await res.text();
+    if (res.status >= 500) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+    return { status: res.status, json: () => JSON.parse(text) as { id: string; name: string } };
+  };
+  const active = (name: string) => send(`${second}/v1/rooms/${name}/meetings/active`, "GET");
+  for (let i = 0; i < REPLICA_ROUNDS; i++) {
+    const room = (await send(`${first}/v1/rooms`, "POST", { name: `bench2-${i}` })).json();
+    // Replica 2's copy holds the first version: read it once (a miss reads through).
+    await active(room.name);
+    const renamed = `bench2-${i}-renamed`;
+    if ((await send(`${first}/v1/rooms/${room.id}`, "PATCH", { name: renamed })).status !== 200) throw new Error("rename failed");
+    let t = process.hrtime.bigint();
+    // The copy still holds the old name at the old version; replica 2 knows the new version.
+    if ((await active(room.name)).status !== 404) stale++;
+    lagging.push(ms(t));
+    if ((await active(renamed)).status !== 200) stale++;
+    t = process.hrtime.bigint();
+    await active(renamed);
+    current.push(ms(t));
+  }
+  return { lagging, current, stale };
+}
+
+/** What SharedVersions.record adds to a write: the bucket's compare-and-set and the watch's delivery. */
+async function recordLatency(bus: Awaited<ReturnType<typeof connectBus>>): Promise<number[]> {
+  const shared = await SharedVersions.open(bus, createLogger(undefined, "silent"));
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < REPLICA_ROUNDS; i++) {
+      const id = randomBytes(16).toString("hex");
+      const start = process.hrtime.bigint();
+      await shared.record([
+        { kind: "room", field: "id", value: id, version: 1 },
+        { kind: "room", field: "name", value: `n-${id}`, version: 1 },
+      ]);
+      out.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  } finally {
+    await shared.close();
+  }
+  return out;
 }

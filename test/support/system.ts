@@ -2,7 +2,7 @@
 // of the auth modes, so tests can act as different users.
 import { DLQ_STREAM, STREAMS } from "@scribe/contracts";
 import { createScribeClient, type ScribeClient } from "@scribe/client";
-import { connectBus, startProcess, type RunningProcess } from "@scribe/kit";
+import { VERSIONS_BUCKET, connectBus, startProcess, type RunningProcess } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { servicesByName } from "@scribe/cli";
 import { SignJWT } from "jose";
@@ -168,6 +168,8 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
 export async function deleteStreams(prefix: string): Promise<void> {
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "test-cleanup" });
   for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
+  // The gateway replicas' shared versions bucket (a key-value bucket is the stream KV_<bucket>).
+  await bus.jsm.streams.delete(`KV_${bus.stream(VERSIONS_BUCKET)}`).catch(() => {});
   await bus.close();
 }
 

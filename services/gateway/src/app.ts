@@ -35,7 +35,16 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
       origin: origins.includes("*") ? (origin) => (deps.config.CORS_ALLOW_CREDENTIALS ? origin : "*") : origins,
       credentials: deps.config.CORS_ALLOW_CREDENTIALS,
       allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: ["content-type", "accept-ranges", "content-length", "content-range", "content-encoding", "x-request-id"],
+      // Scribe-Versions: a web app carries the versions it wrote to the next request (read-your-writes).
+      exposeHeaders: [
+        "content-type",
+        "accept-ranges",
+        "content-length",
+        "content-range",
+        "content-encoding",
+        "x-request-id",
+        "scribe-versions",
+      ],
     }),
   );
   // Every route's body is bounded by what it is for, whatever the content type says.

@@ -1,7 +1,7 @@
 // The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
 // and talks to services over request/reply only.
 import { serve, type ServerType } from "@hono/node-server";
-import { ConfigError, KnownVersions, QUOTA_MIGRATIONS, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
+import { ConfigError, QUOTA_MIGRATIONS, SharedVersions, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
@@ -30,10 +30,12 @@ export const gatewayService = defineService({
     await provisionAdmin(sql, config, log, clock());
     log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
 
+    const knownVersions = await SharedVersions.open(bus, log);
+    onStop(() => knownVersions.close());
     const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS, clock });
     await realtime.start();
     const app = createApp(
-      { bus, sql, config, log, clock, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions: new KnownVersions() },
+      { bus, sql, config, log, clock, auth, openBucket: (bucket) => openStorage(config, bucket), knownVersions },
       realtime,
     );
     const server: ServerType = await new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ import {
   lookupValuesOf,
   metrics,
   rpcCall,
-  type KnownVersions,
+  type SharedVersions,
   type VersionMark,
   type BaseConfig,
   type Clock,
@@ -34,8 +34,8 @@ export interface GatewayDeps {
   auth: Authenticator;
   /** A bucket of the configured object storage (media routes read where services point them). */
   openBucket(bucket: string): ObjectStorage;
-  /** Entity versions written through this replica, shared by every client (read-your-writes). */
-  knownVersions: KnownVersions;
+  /** Entity versions written through any gateway replica, shared by every client (read-your-writes). */
+  knownVersions: SharedVersions;
 }
 
 /**
@@ -103,24 +103,28 @@ export const requireUserUnlessPublic: MiddlewareHandler<AppEnv> = async (c, next
 };
 
 /** Call a service operation on behalf of this request's caller (`timeoutMs` for known-long operations). */
-export function call<O extends RpcOp>(
+export async function call<O extends RpcOp>(
   c: AppContext,
   op: O,
   req: Omit<RpcRequest<O>, "caller">,
   opts: { timeoutMs?: number } = {},
 ): Promise<RpcResponse<O>> {
-  const { bus, config } = c.get("deps");
-  const { knownVersions } = c.get("deps");
+  const { bus, config, knownVersions } = c.get("deps");
   const fromClient = decodeVersionMarks(c.req.header(VERSIONS_HEADER));
   const values = lookupValuesOf(req);
   const versions: VersionMark[] = [...knownVersions.marksFor(values), ...fromClient.filter((m) => values.includes(m.value))];
-  return rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
+  let written: VersionMark[] = [];
+  const response = await rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
     requestId: c.get("requestId"),
     timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,
     versions,
-    onVersions: (written) => {
-      knownVersions.record(written);
-      c.header(VERSIONS_HEADER, encodeVersionMarks(written));
-    },
+    onVersions: (marks) => (written = marks),
   });
+  if (written.length) {
+    // Shared with every replica before the writer hears of success: the next request, wherever
+    // it lands, passes these versions along.
+    await knownVersions.record(written);
+    c.header(VERSIONS_HEADER, encodeVersionMarks(written));
+  }
+  return response;
 }
