@@ -139,6 +139,10 @@ function resolve(schema: Schema, components: Record<string, Schema>, depth = 0):
 
 /** A generated request: which operation, the wire path with query, the body text. */
 interface FuzzRequest {
+  /** `METHOD path template` of the operation. */
+  operation: string;
+  /** The part this request breaks. */
+  target: "path" | "query" | "body" | "none";
   method: string;
   url: string;
   body: string | undefined;
@@ -151,8 +155,11 @@ function generate(ops: Operation[], components: Record<string, Schema>, random: 
   const out: FuzzRequest[] = [];
   for (let i = 0; out.length < count; i++) {
     const op = ops[i % ops.length]!;
-    // Each request breaks one part (path, query or body) and keeps the others plausible.
-    const target = pick(["path", "query", "body"] as const);
+    // Each request breaks one part the operation has (path, query or body) and keeps the others plausible.
+    const parts = (["path", "query", "body"] as const).filter((p) =>
+      p === "path" ? op.pathParams.length > 0 : p === "query" ? op.queryParams.length > 0 : op.body !== null,
+    );
+    const target = parts.length ? pick(parts) : "none";
     const badParam = op.pathParams.length ? pick(op.pathParams) : null;
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
       target === "path" && name === badParam ? pick(WIRE_VALUES) : plausible(),
@@ -172,7 +179,14 @@ function generate(ops: Operation[], components: Record<string, Schema>, random: 
         body = JSON.stringify(obj);
       } else body = "{}";
     }
-    out.push({ method: op.method, url: query ? `${path}?${query}` : path, body, anonymous: random() < 0.2 });
+    out.push({
+      operation: `${op.method} ${op.path}`,
+      target,
+      method: op.method,
+      url: query ? `${path}?${query}` : path,
+      body,
+      anonymous: random() < 0.2,
+    });
   }
   return out;
 }
@@ -191,6 +205,25 @@ describe("malformed input", () => {
     }
     // Still the reference's 404 for an id that is merely unknown.
     expect((await alice("/v1/transcripts/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+  });
+
+  it("answers an id that is not a UUID, where the contract makes it one, with the route's 404", async () => {
+    for (const [method, path, detail] of [
+      ["GET", "/v1/transcripts/not-a-uuid", "Transcript not found"],
+      ["PATCH", "/v1/transcripts/1234/participants/p1", "Transcript not found"],
+      ["GET", "/v1/rooms/%27%20or%201%3D1--", "Room not found"],
+      ["POST", "/v1/rooms/abc/webhook/test", "Room not found"],
+      ["DELETE", "/v1/user/api-keys/x", "Not Found"],
+    ] as const) {
+      const res = await alice(path, { method, ...(method !== "GET" && method !== "DELETE" ? { body: "{}" } : {}) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(await res.json()).toEqual({ detail });
+    }
+    // Names and platform meeting ids are not UUIDs: a bounded string reaches the route.
+    expect((await alice("/v1/rooms/name/not-a-uuid")).status).toBe(404);
+    const long = await alice(`/v1/rooms/${"n".repeat(1025)}/meetings/active`);
+    expect(long.status).toBe(422);
+    expect((await long.json()).detail).toEqual([expect.objectContaining({ loc: ["path", "room_name"] })]);
   });
 
   it("refuses a NUL inside a JSON string with a 422, not a database error", async () => {
@@ -218,7 +251,24 @@ describe("malformed input", () => {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const byTarget: Partial<Record<FuzzRequest["target"], number>> = {};
+    for (const r of requests) byTarget[r.target] = (byTarget[r.target] ?? 0) + 1;
+    console.log(
+      `fuzz (seed ${SEED}): ${requests.length} requests over ${ops.length} operations — malformed path ${byTarget.path ?? 0}, ` +
+        `query ${byTarget.query ?? 0}, body ${byTarget.body ?? 0}, nothing to break ${byTarget.none ?? 0}; ${failures.length} × 5xx`,
+    );
+    // Every part of every operation was broken at least once.
+    const broken = new Set(requests.map((r) => `${r.operation} ${r.target}`));
+    for (const op of ops) {
+      for (const [part, has] of [
+        ["path", op.pathParams.length > 0],
+        ["query", op.queryParams.length > 0],
+        ["body", op.body !== null],
+      ] as const) {
+        if (has) expect(broken, `${op.method} ${op.path}: malformed ${part}`).toContain(`${op.method} ${op.path} ${part}`);
+      }
+    }
     if (failures.length) console.error(`FUZZ_SEED=${SEED} reproducers:\n${failures.slice(0, 60).join("\n")}`);
     expect(failures).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 });

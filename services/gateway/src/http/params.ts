@@ -1,6 +1,11 @@
 // Path and query values are checked against what any contract allows before a route runs: no
 // control characters (NUL reaches PostgreSQL as an "invalid byte sequence"), bounded length. The
 // answer is the FastAPI-shaped 422 naming the parameter, whichever route it was meant for.
+// Ids the contract makes UUIDs (api.md §0.1: "IDs are UUID4 strings unless noted") are checked for
+// that shape too: a value that is not one names nothing, and answers the 404 the route answers for
+// an unknown id (what the reference answers, its path parameters being plain strings) without
+// asking a service. Meeting ids (the video platform's), participant and topic ids (clients may name
+// participants) are not UUIDs by contract and stay bounded strings.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
@@ -10,6 +15,13 @@ import type { AppEnv } from "./context";
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Longer than any name or id of the contract (room names, UUIDs, API key ids). */
 const MAX_PATH_PARAM_LENGTH = 1024;
+/** Path parameters whose values are UUIDs by contract, with the route's answer to an unknown one. */
+const UUID_PARAMS: Record<string, string> = {
+  transcript_id: "Transcript not found",
+  room_id: "Room not found",
+  key_id: "Not Found",
+};
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Query values also carry link tokens (signed JWTs). */
 const MAX_QUERY_VALUE_LENGTH = 16_384;
 
@@ -63,6 +75,10 @@ export function inputGuard(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> 
       if (msg) errors.push({ loc: ["query", name.replace(CONTROL, "?")], msg, type: "value_error" });
     }
     if (errors.length) return c.json({ detail: errors }, 422);
+    for (const [i, s] of (matching?.segments ?? []).entries()) {
+      const notFound = UUID_PARAMS[/^\{(\w+)\}$/.exec(s)?.[1] ?? ""];
+      if (notFound && !UUID.test(decode(raw[i]!))) return c.json({ detail: notFound }, 404);
+    }
     return next();
   };
 }
