@@ -40,6 +40,15 @@ export const AiConfig = z
       "Longest chunk one pocketsphinx process decodes; cuts fall in pauses",
     ),
     TRANSCRIPT_POCKETSPHINX_CONCURRENCY: envInt(1, 1, 64).describe("pocketsphinx processes run at once (one core each)"),
+    TRANSCRIPT_POCKETSPHINX_LIVE_PAUSE_MS: envInt(300, 100, 5000).describe(
+      "Live recordings: silence that ends an utterance of the live recogniser (`-vad_postspeech`); shorter shows words sooner, longer cuts fewer sentences at a hesitation",
+    ),
+    TRANSCRIPT_POCKETSPHINX_LIVE_VAD_THRESHOLD: number(
+      2,
+      1,
+      10,
+      "Live recordings: how much louder than the noise a frame must be to count as speech (`-vad_threshold`); raise it in noisy rooms",
+    ),
 
     DIARIZATION_BACKEND: z
       .enum(["offline", "modal", "none"])

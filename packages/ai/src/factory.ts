@@ -37,6 +37,8 @@ export function createSpeechToText(c: AiConfig, logger?: Logger): SpeechToText {
         modelDir: c.TRANSCRIPT_POCKETSPHINX_MODEL_DIR,
         chunkSeconds: c.TRANSCRIPT_POCKETSPHINX_CHUNK_SECONDS,
         concurrency: c.TRANSCRIPT_POCKETSPHINX_CONCURRENCY,
+        livePauseMs: c.TRANSCRIPT_POCKETSPHINX_LIVE_PAUSE_MS,
+        liveVadThreshold: c.TRANSCRIPT_POCKETSPHINX_LIVE_VAD_THRESHOLD,
         ...withLogger(log),
       });
     case "openai":

@@ -10,7 +10,9 @@ export { computeTopicChunkSize, computeMaxSubjects, topicChunks, MIN_TRANSCRIPT_
 export { cleanTitle, matchParticipant, stripTaskPrefix, transcriptText, wordsToSegments, type Segment } from "./summary/text";
 export { detectTopics, summariseMeeting, type DetectedTopic, type MeetingResult } from "./summary/meeting";
 export { diarizationErrorRate, normaliseForWer, vocabularyShare, wordErrorRate } from "./metrics";
-export { PocketsphinxStt, parsePocketsphinxTimes } from "./stt/pocketsphinx";
+export { PocketsphinxStt } from "./stt/pocketsphinx";
+export { parsePocketsphinxTimes } from "./stt/pocketsphinx-output";
+export { PocketsphinxStream } from "./stt/pocketsphinx-stream";
 export { OpenAiStt } from "./stt/openai";
 export { GpuApiStt } from "./stt/gpu";
 export { OfflineDiarizer, OFFLINE_DIARIZER_DEFAULTS } from "./diarization/offline";

@@ -32,6 +32,34 @@ export interface TranscribeOptions {
 export interface SpeechToText {
   readonly name: string;
   transcribe(audio: AudioInput, opts: TranscribeOptions): Promise<Transcription>;
+  /**
+   * A recogniser fed a live stream as it arrives, for backends that can keep one running
+   * (pocketsphinx). Absent for backends that take whole chunks only (the HTTP ones): their callers
+   * cut the stream at pauses and call `transcribe` per chunk.
+   */
+  openStream?(opts: SpeechStreamOptions): SpeechStream;
+}
+
+/** One utterance of a live stream (ended by a pause or by the end of input). */
+export interface StreamedUtterance {
+  /** Times in seconds from the start of the stream; the utterance is one sentence. */
+  words: SttWord[];
+}
+
+export interface SpeechStreamOptions {
+  /** ISO 639-1 code of the spoken language, as for `transcribe`. */
+  language: string;
+  /** Called once per utterance, in stream order, as soon as the recogniser finished it. */
+  onUtterance: (utterance: StreamedUtterance) => void;
+}
+
+/** A running stream recogniser: 16 kHz mono signed 16-bit little-endian PCM in, utterances out. */
+export interface SpeechStream {
+  write(pcm: Buffer): void;
+  /** End of input: resolves once the last utterance was delivered and the recogniser is gone. */
+  end(): Promise<void>;
+  /** Stop at once (a crash, for tests; abandoned sessions): nothing more is delivered. */
+  kill(): void;
 }
 
 export interface DiarizationSegment {

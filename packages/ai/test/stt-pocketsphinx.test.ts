@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PocketsphinxStt, parsePocketsphinxTimes } from "../src/stt/pocketsphinx";
+import { PocketsphinxStt } from "../src/stt/pocketsphinx";
+import { parsePocketsphinxTimes } from "../src/stt/pocketsphinx-output";
 import { chunkPcm } from "../src/audio";
 import { AppError } from "@scribe/kit";
 import { normaliseForWer, wordErrorRate } from "../src/metrics";

@@ -6,7 +6,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chunkPcm, decodeSamples, mapConcurrent, resolveAudio, run, SAMPLE_RATE, wavBuffer, type PcmChunk } from "../audio";
-import type { AudioInput, SpeechToText, SttWord, TranscribeOptions, Transcription } from "../types";
+import type { AudioInput, SpeechStream, SpeechStreamOptions, SpeechToText, SttWord, TranscribeOptions, Transcription } from "../types";
+import { parsePocketsphinxTimes } from "./pocketsphinx-output";
+import { PocketsphinxStream } from "./pocketsphinx-stream";
 
 export interface PocketsphinxOptions {
   /** Directory holding `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict`. */
@@ -15,6 +17,10 @@ export interface PocketsphinxOptions {
   chunkSeconds: number;
   /** Decoder processes run at once (each is single-threaded). */
   concurrency: number;
+  /** Live streams: silence that ends an utterance (the recogniser's `-vad_postspeech`). */
+  livePauseMs?: number;
+  /** Live streams: speech-to-noise ratio of speech frames (`-vad_threshold`). */
+  liveVadThreshold?: number;
   logger?: Logger;
 }
 
@@ -23,10 +29,7 @@ export class PocketsphinxStt implements SpeechToText {
   constructor(private readonly opts: PocketsphinxOptions) {}
 
   async transcribe(audio: AudioInput, opts: TranscribeOptions): Promise<Transcription> {
-    // The Debian model is US English only; any other request still gets English, and says so.
-    if (opts.language !== "en" && opts.language !== "auto") {
-      this.opts.logger?.warn({ language: opts.language }, "pocketsphinx has only an English model; transcribing as English");
-    }
+    this.warnIfNotEnglish(opts.language);
     const { source } = resolveAudio(audio);
     const chunks = chunkPcm(decodeSamples(source, { sampleRate: SAMPLE_RATE, ...(opts.signal ? { signal: opts.signal } : {}) }), {
       maxSeconds: this.opts.chunkSeconds,
@@ -39,6 +42,25 @@ export class PocketsphinxStt implements SpeechToText {
       return { words: perChunk.flat(), language: "en" };
     } finally {
       await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  /** One long-lived recogniser for a live stream (one process, about one core while speech is heard). */
+  openStream(opts: SpeechStreamOptions): SpeechStream {
+    this.warnIfNotEnglish(opts.language);
+    return new PocketsphinxStream({
+      ...opts,
+      modelDir: this.opts.modelDir,
+      pauseMs: this.opts.livePauseMs ?? 300,
+      vadThreshold: this.opts.liveVadThreshold ?? 2,
+      ...(this.opts.logger ? { logger: this.opts.logger } : {}),
+    });
+  }
+
+  private warnIfNotEnglish(language: string): void {
+    // The Debian model is US English only; any other request still gets English, and says so.
+    if (language !== "en" && language !== "auto") {
+      this.opts.logger?.warn({ language }, "pocketsphinx has only an English model; transcribing as English");
     }
   }
 
@@ -91,56 +113,3 @@ export class PocketsphinxStt implements SpeechToText {
     return words;
   }
 }
-
-const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
-
-/**
- * Parse `pocketsphinx_continuous -time yes` output: hypothesis lines are ignored, word lines are
- * `word start end confidence`. Fillers (`<s>`, `</s>`, `<sil>`, `[NOISE]`, `++BREATH++`) are dropped,
- * pronunciation variants (`for(3)`) lose their suffix, times are shifted by `offset`.
- *
- * The model writes no punctuation, but the decoder cuts utterances at pauses (`<s>` … `</s>`): an
- * utterance becomes a sentence (capital first letter, full stop at its end), so transcripts read as
- * sentences and the sentence-based segmentation of multitrack transcripts (api.md §3.1) has ends.
- */
-export function parsePocketsphinxTimes(output: string, offset = 0): SttWord[] {
-  const words: SttWord[] = [];
-  let utteranceStart = 0;
-  const closeUtterance = () => {
-    if (words.length > utteranceStart) {
-      const first = words[utteranceStart]!;
-      first.text = first.text.replace(/^ (\p{Ll})/u, (_, c: string) => ` ${c.toUpperCase()}`);
-      const last = words[words.length - 1]!;
-      if (!/[.?!…]$/.test(last.text)) last.text += ".";
-    }
-    utteranceStart = words.length;
-  };
-  for (const line of output.split("\n")) {
-    const m = WORD_LINE.exec(line.trim());
-    if (!m) continue;
-    const raw = m[1]!;
-    if (raw === "<s>" || raw === "</s>") {
-      closeUtterance();
-      continue;
-    }
-    if (/^(<.*>|\[.*\]|\+\+.*\+\+)$/.test(raw)) continue;
-    const word = raw.replace(/\(\d+\)$/, "");
-    if (!word) continue;
-    words.push({
-      text: ` ${casePronoun(word)}`,
-      start: round3(Number(m[2]) + offset),
-      end: round3(Number(m[3]) + offset),
-      // Posterior probabilities come out a hair above 1 (1.0001); clamp to a probability.
-      confidence: Math.min(1, Math.max(0, Number(m[4]))),
-    });
-  }
-  closeUtterance();
-  return words;
-}
-
-/** The model's vocabulary is lower case; "i", "i'm", "i'll" read better as English writes them. */
-function casePronoun(word: string): string {
-  return /^i('|$)/.test(word) ? `I${word.slice(1)}` : word;
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;

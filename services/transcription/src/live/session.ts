@@ -1,16 +1,18 @@
 // One live recording (behaviour §10): a WebRTC peer connection (werift) receiving the browser's
 // Opus audio, decoded to 16 kHz PCM as it arrives (@scribe/media), which is
 //   - written to storage in segments (crash safety; DURATION events as it grows),
-//   - cut into utterances at pauses (domain/voice.ts), each transcribed by the configured
-//     speech-to-text backend, its text announced as TRANSCRIPT events at sentence ends and
-//     gathered into TOPIC events every ~750 characters.
+//   - recognised as it comes: fed to the backend's stream recogniser when it has one (pocketsphinx:
+//     one long-lived process per session that ends utterances at pauses itself), else cut into
+//     utterances at pauses here (domain/voice.ts) and each transcribed by the backend; the text is
+//     announced as TRANSCRIPT events at sentence ends and gathered into TOPIC events every ~750
+//     characters.
 // A data-channel `{"cmd":"STOP"}`, the connection closing or failing, the idle timeout or the
 // service stopping flush it: the last utterance is transcribed, the last segment stored, and the
 // audio handed to the file pipeline (finish.ts) for the finished transcript.
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SpeechToText, Summariser, Word } from "@scribe/ai";
+import type { SpeechStream, SpeechToText, StreamedUtterance, Summariser, Word } from "@scribe/ai";
 import type { TopicRecord } from "@scribe/contracts";
 import type { Clock, Logger, ObjectStorage, Sql } from "@scribe/kit";
 import { startOpusDecoder, type OpusStreamDecoder } from "@scribe/media";
@@ -56,6 +58,8 @@ export class LiveSession {
   private readonly pc: RTCPeerConnection;
   private decoder: OpusStreamDecoder | null = null;
   private readonly chunker = new VoiceChunker({ sampleRate: LIVE_SAMPLE_RATE });
+  /** The backend's stream recogniser, when it has one (else the chunker cuts utterances). */
+  private recogniser: SpeechStream | null = null;
   private readonly lines = new LineAssembler();
   private segment: Buffer[] = [];
   private segmentBytes = 0;
@@ -124,7 +128,13 @@ export class LiveSession {
     const everyMs = Math.min(this.deps.config.LIVE_SEGMENT_SECONDS, this.deps.config.LIVE_SESSION_LEASE_SECONDS / 3) * 1000;
     this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref();
-    this.log.info("live recording started");
+    // Started now, not at the first packet: loading the model takes about a second.
+    this.recogniser =
+      this.deps.stt.openStream?.({
+        language: this.transcript.source_language,
+        onUtterance: (u) => this.onUtterance(u),
+      }) ?? null;
+    this.log.info({ streaming: this.recogniser !== null }, "live recording started");
   }
 
   private tick(): void {
@@ -157,8 +167,20 @@ export class LiveSession {
     this.segment.push(pcm);
     this.segmentBytes += pcm.length;
     if (this.segmentBytes >= secondsOfPcm(this.deps.config.LIVE_SEGMENT_SECONDS)) this.storeSegment();
+    if (this.recogniser) {
+      this.recogniser.write(pcm);
+      return;
+    }
     const samples = new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
     for (const chunk of this.chunker.push(samples)) this.transcribe(chunk);
+  }
+
+  /** An utterance of the stream recogniser: it ended at a pause (or at the end of the stream). */
+  private onUtterance(u: StreamedUtterance): void {
+    const words = u.words.map((w) => ({ text: w.text, start: w.start, end: w.end, speaker: 0 }));
+    this.transcribing = this.transcribing
+      .then(() => this.accept(words, true))
+      .catch((e) => this.log.warn({ err: e, start: words[0]?.start }, "announcing a live utterance failed"));
   }
 
   /** The filled segment to storage, then the new duration (DURATION event, transcript duration). */
@@ -207,9 +229,13 @@ export class LiveSession {
     } finally {
       await rm(path, { force: true });
     }
+    await this.accept(words, chunk.endedBy !== "length");
+  }
+
+  /** Recognised words of one utterance; `pause` when the speaker stopped after them. */
+  private async accept(words: Word[], pause: boolean): Promise<void> {
     this.words.push(...words);
-    const lines = this.lines.add(words.map((w) => w.text).join(""), chunk.endedBy !== "length");
-    await this.announce(lines);
+    await this.announce(this.lines.add(words.map((w) => w.text).join(""), pause));
   }
 
   private async announce(lines: string[]): Promise<void> {
@@ -249,7 +275,9 @@ export class LiveSession {
       if (this.timer) clearInterval(this.timer);
       await this.pc.close().catch((e) => this.log.warn({ err: e }, "closing the peer connection failed"));
       await this.decoder?.end().catch(() => {});
-      for (const chunk of this.chunker.flush()) this.transcribe(chunk);
+      // All decoded audio was written: the recogniser's last utterance comes before `end` resolves.
+      if (this.recogniser) await this.recogniser.end();
+      else for (const chunk of this.chunker.flush()) this.transcribe(chunk);
       this.storeSegment();
       this.transcribing = this.transcribing
         .then(() => this.announce(this.lines.flush()))
@@ -266,6 +294,7 @@ export class LiveSession {
     this.stopped ??= Promise.resolve();
     if (this.timer) clearInterval(this.timer);
     this.decoder?.kill();
+    this.recogniser?.kill();
     void this.pc.close().catch(() => {});
   }
 }
