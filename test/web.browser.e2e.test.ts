@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWebApp, launchChromium, SCREENSHOTS as SHOTS, watchedPage as watched } from "./support/browser";
+import { buildWebApp, launchChromium, SCREENSHOTS as SHOTS, signInThroughForm, watchedPage as watched } from "./support/browser";
 import { startSystem, type TestSystem } from "./support/system";
 
 // pbkdf2_hmac('sha256', b'admin-pass', b'feedfacecafebeef', 1000), as in auth-password.e2e.test.ts.
@@ -19,14 +19,8 @@ function watchedPage(): Promise<{ page: Page; problems: string[] }> {
   return watched(browser);
 }
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${sys.baseUrl}/signin`);
-  await page.getByLabel("Email").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${sys.baseUrl}/transcripts`);
-  // The list has loaded (nothing is in flight that a later navigation would cut off).
-  await page.locator("article[data-transcript-id], p:text('No transcripts.')").first().waitFor();
+function signIn(page: Page): Promise<void> {
+  return signInThroughForm(page, sys.baseUrl, ADMIN);
 }
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -35,8 +35,11 @@ export function buildWebApp(): void {
   execFileSync("pnpm", ["--filter", "@scribe/web", "build"], { cwd: ROOT, stdio: "ignore" });
 }
 
-/** A page that records every console error, uncaught exception and failed or non-2xx API call. */
-export async function watchedPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+/**
+ * A page that records every console error, uncaught exception and failed or non-2xx API call; opened
+ * in `context` it shares that context's storage (e.g. a signed-in session).
+ */
+export async function watchedPage(browser: Browser | BrowserContext): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
@@ -44,4 +47,15 @@ export async function watchedPage(browser: Browser): Promise<{ page: Page; probl
   page.on("requestfailed", (r) => !r.url().includes("/audio/") && problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on("response", (r) => r.url().includes("/v1/") && r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`));
   return { page, problems };
+}
+
+/** Sign in through the app's password form and wait until the transcripts list has loaded. */
+export async function signInThroughForm(page: Page, baseUrl: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/signin`);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${baseUrl}/transcripts`);
+  // The list has loaded (nothing is in flight that a later navigation would cut off).
+  await page.locator("article[data-transcript-id], p:text('No transcripts.')").first().waitFor();
 }

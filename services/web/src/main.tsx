@@ -1,11 +1,17 @@
 import "@picocss/pico/css/pico.min.css";
 import "./app.css";
 import { render } from "preact";
+import { lazy, Suspense } from "preact/compat";
 import { Link, Route, Switch, useLocation } from "wouter-preact";
 import { session } from "./api";
 import { SignIn } from "./pages/sign-in";
 import { TranscriptList } from "./pages/transcript-list";
 import { TranscriptPage } from "./pages/transcript-page";
+
+// Pages loaded on first visit, so the first load stays small.
+const Rooms = lazy(() => import("./pages/rooms").then((m) => m.Rooms));
+const RoomPage = lazy(() => import("./pages/room-page").then((m) => m.RoomPage));
+const ApiKeys = lazy(() => import("./pages/api-keys").then((m) => m.ApiKeys));
 
 function Nav() {
   const [, navigate] = useLocation();
@@ -21,6 +27,12 @@ function Nav() {
       <ul>
         <li>
           <Link href="/transcripts">Transcripts</Link>
+        </li>
+        <li>
+          <Link href="/rooms">Rooms</Link>
+        </li>
+        <li>
+          <Link href="/api-keys">API keys</Link>
         </li>
         <li>
           {session.token() ? (
@@ -47,15 +59,21 @@ function App() {
     <>
       <Nav />
       <main class="container">
-        <Switch>
-          <Route path="/signin" component={SignIn} />
-          <Route path="/transcripts/:id">{(params) => <TranscriptPage id={params.id} />}</Route>
-          <Route path="/transcripts" component={TranscriptList} />
-          <Route path="/" component={TranscriptList} />
-          <Route>
-            <h1>Not found</h1>
-          </Route>
-        </Switch>
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+          <Switch>
+            <Route path="/signin" component={SignIn} />
+            <Route path="/transcripts/:id">{(params) => <TranscriptPage id={params.id} />}</Route>
+            <Route path="/transcripts" component={TranscriptList} />
+            <Route path="/" component={TranscriptList} />
+            <Route path="/rooms" component={Rooms} />
+            <Route path="/api-keys" component={ApiKeys} />
+            {/* Last: a room's page at /<room name>, so every named page above wins over a room called the same. */}
+            <Route path="/:room">{(params) => <RoomPage name={decodeURIComponent(params.room)} />}</Route>
+            <Route>
+              <h1>Not found</h1>
+            </Route>
+          </Switch>
+        </Suspense>
       </main>
     </>
   );
