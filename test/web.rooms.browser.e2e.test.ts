@@ -107,7 +107,7 @@ async function createRoomThroughForm(page: Page, fields: { name: string; ics_url
 }
 
 describe("rooms", { timeout: 120_000 }, () => {
-  /** Set when the feed is written: close enough that the calendar opens its meeting ahead of it. */
+  /** Set when the feed is written: inside the early-join window (5 minutes), so the calendar opens its meeting now. */
   let eventStart: Date;
 
   it("shows the API's validation message next to the field it names", async () => {
@@ -133,7 +133,7 @@ describe("rooms", { timeout: 120_000 }, () => {
   });
 
   it("creates a room through the form, lists it, syncs its calendar, tests its webhook and saves an edit", async () => {
-    eventStart = minutesFrom(wholeSecondNow(), 6);
+    eventStart = minutesFrom(wholeSecondNow(), 4);
     feeds.set(
       "/weekly.ics",
       icsFeed([
@@ -204,7 +204,7 @@ describe("rooms", { timeout: 120_000 }, () => {
 
     // The calendar opens the event's meeting ahead of its start: the page offers to join it early.
     const round = await calendarOf(sys).createUpcomingMeetings({ now: new Date() });
-    expect(round.created).toHaveLength(1);
+    expect(round).toEqual({ created: [expect.any(String)], failed: [] });
     await page.reload();
     await page.getByRole("dialog", { name: "This meeting is recorded" }).getByRole("button", { name: "Yes, I agree" }).click();
     await event.getByRole("button", { name: "Join early" }).click();
