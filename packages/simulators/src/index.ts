@@ -11,3 +11,6 @@ export * from "./idp";
 export * from "./smtp";
 export * from "./zulip";
 export * from "./speech/pipeline-meetings";
+export * from "./speech/summary-meetings";
+export * from "./speech/summary-scoring";
+export * from "./speech/summary-transcripts";

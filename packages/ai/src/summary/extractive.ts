@@ -19,6 +19,7 @@ import { computeMaxSubjects } from "./chunking";
 import { longSummaryMarkdown } from "./markdown";
 import { cleanTitle, matchParticipant, speakerName } from "./text";
 import { STOPWORDS, TITLE_STOPWORDS } from "./stopwords";
+import { nounPhrases, splitDeadline, startsWithVerb } from "./nlp";
 
 export interface Sentence {
   speaker: number;
@@ -28,32 +29,43 @@ export interface Sentence {
   end: number;
 }
 
+/** A gap shorter than this (s) between two words is no turn change. */
+const SAME_BREATH = 0.1;
+
 /**
- * Sentences from timed words: punctuation ends one when the recogniser gives it; a change of
- * speaker or a pause of `pause` seconds ends one always (pocketsphinx gives no punctuation).
+ * Sentences from timed words: punctuation ends one when the recogniser gives it; a pause of
+ * `pause` seconds ends one always, and so does a change of speaker after any pause.
  */
 export function sentencesOf(words: readonly Word[], pause = 0.3, maxWords = 40): Sentence[] {
   const out: Sentence[] = [];
-  let cur: (Sentence & { n: number }) | null = null;
+  let cur: { words: Word[]; text: string } | null = null;
+  const close = () => {
+    if (cur) out.push({ speaker: mostWords(cur.words), text: cur.text.trim(), start: cur.words[0]!.start, end: cur.words.at(-1)!.end });
+    cur = null;
+  };
   for (const w of words) {
-    const gap = cur ? w.start - cur.end : 0;
-    if (cur && (cur.speaker !== w.speaker || gap >= pause || cur.n >= maxWords)) {
-      out.push(cur);
-      cur = null;
-    }
-    if (!cur) cur = { speaker: w.speaker, text: w.text.trim(), start: w.start, end: w.end, n: 1 };
-    else {
-      cur.text += w.text;
-      cur.end = w.end;
-      cur.n++;
-    }
-    if (/[.?!…]$/.test(w.text.trim())) {
-      out.push(cur);
-      cur = null;
-    }
+    const last = cur?.words.at(-1);
+    const gap = last ? w.start - last.end : 0;
+    // People take turns with a pause; a label change inside an unpunctuated run with no pause is
+    // the diarizer's boundary landing mid-sentence ("I will add more disk | space to …").
+    const newSpeaker = last !== undefined && last.speaker !== w.speaker && gap >= SAME_BREATH;
+    if (cur && (newSpeaker || gap >= pause || cur.words.length >= maxWords)) close();
+    cur ??= { words: [], text: "" };
+    cur.words.push(w);
+    cur.text += cur.words.length === 1 ? w.text.trim() : w.text;
+    if (/[.?!…]$/.test(w.text.trim())) close();
   }
-  if (cur) out.push(cur);
-  return out.map(({ speaker, text, start, end }) => ({ speaker, text: text.trim(), start, end }));
+  close();
+  return out;
+}
+
+/** The speaker of most of the words (the earliest of equals): a sentence run across a label change is theirs. */
+function mostWords(words: readonly Word[]): number {
+  const count = new Map<number, number>();
+  for (const w of words) count.set(w.speaker, (count.get(w.speaker) ?? 0) + 1);
+  let best = words[0]!.speaker;
+  for (const [speaker, n] of count) if (n > count.get(best)!) best = speaker;
+  return best;
 }
 
 const tokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
@@ -146,18 +158,11 @@ export class ExtractiveSummariser implements Summariser {
   topic(words: readonly Word[], ctx: SummaryContext): Promise<TopicSummary> {
     this.noteLanguage(ctx);
     const sentences = sentencesOf(words);
-    const people = personWords(ctx.participants);
-    const phrases = distinctPhrases(
-      keyPhrases(
-        sentences.map((s) => s.text),
-        withExtra(STOPWORDS, people),
-      ),
-      2,
-    );
+    const phrases = rankedNounPhrases(sentences, ctx.participants).slice(0, 2);
     let title = titleFrom(phrases);
     if (title.length < 8) title = cleanTitle(`Discussion of ${phrases[0] ?? "the meeting"}`);
-    const summary = topSentences(sentences, 2)
-      .map((s) => render(s, ctx.participants))
+    const summary = topSentences(reportable(sentences, ctx.participants), 2)
+      .map((s) => s.text)
       .join(" ");
     return Promise.resolve({ title, summary: summary || title });
   }
@@ -179,33 +184,22 @@ export class ExtractiveSummariser implements Summariser {
     const sentences = sentencesOf(input.words);
     if (sentences.length === 0) return Promise.resolve({ subjects: [], shortSummary: null, longSummary: null, actionItems: null });
     const max = input.durationSeconds === undefined ? 6 : computeMaxSubjects(input.durationSeconds);
-    const people = personWords(ctx.participants);
-    const subjectsPhrases = distinctPhrases(
-      keyPhrases(
-        sentences.map((s) => s.text),
-        withExtra(STOPWORDS, people),
-      ),
-      max,
-    );
-    const subjects: SubjectSummary[] = subjectsPhrases.map((phrase) => ({
+    const phrases = rankedNounPhrases(sentences, ctx.participants);
+    const reported = reportable(sentences, ctx.participants);
+    const subjects: SubjectSummary[] = phrases.slice(0, max).map((phrase) => ({
       subject: cleanTitle(phrase),
-      summary: topSentences(sentences, 2, new Set(phrase.split(" ")))
-        .map((s) => render(s, ctx.participants))
+      summary: topSentences(reported, 2, new Set(phrase.split(" ")))
+        .map((s) => s.text)
         .join(" "),
     }));
-    const recap = topSentences(sentences, 3)
-      .map((s) => render(s, ctx.participants))
-      .join(" ");
     const actionItems = extractActionItems(sentences, ctx.participants);
+    const recap = recapOf(sentences, phrases.slice(0, 3), actionItems, ctx.participants, reported);
     // With no model to write paragraphs, the decisions and tasks themselves go into the summary.
     const sections = [...subjects];
     if (actionItems.decisions.length)
       sections.push({ subject: "Decisions", summary: actionItems.decisions.map((d) => `${d.decision}.`).join(" ") });
     if (actionItems.next_steps.length) {
-      sections.push({
-        subject: "Next steps",
-        summary: actionItems.next_steps.map((s) => `${s.assigned_to ? `${s.assigned_to}: ` : ""}${s.task}.`).join(" "),
-      });
+      sections.push({ subject: "Next steps", summary: actionItems.next_steps.map((s) => `${taskSentence(s)}.`).join(" ") });
     }
     return Promise.resolve({
       subjects,
@@ -225,19 +219,115 @@ export class ExtractiveSummariser implements Summariser {
   }
 }
 
+/**
+ * Noun phrases of what was said, best first: scored by how often their words were said (a bonus
+ * keeps "payment system" above "system"), none repeating a word of a better one.
+ */
+function rankedNounPhrases(sentences: readonly Sentence[], participants: readonly Participant[]): string[] {
+  const people = personWords(participants);
+  const phrases = sentences.flatMap((s) => nounPhrases(s.text, people));
+  const freq = new Map<string, number>();
+  for (const p of phrases) for (const w of p.split(" ")) freq.set(w, (freq.get(w) ?? 0) + 1);
+  const scored = new Map<string, number>();
+  for (const p of phrases) {
+    const ws = p.split(" ");
+    scored.set(p, ws.reduce((a, w) => a + (freq.get(w) ?? 0), 0) + (ws.length > 1 ? 1 : 0));
+  }
+  const ranked = [...scored]
+    .map(([phrase, score]) => ({ phrase, score }))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.phrase.split(" ").length - a.phrase.split(" ").length ||
+        (a.phrase < b.phrase ? -1 : a.phrase > b.phrase ? 1 : 0),
+    );
+  return distinctPhrases(ranked, 6);
+}
+
+/**
+ * Sentences that read as prose without their speaker's name in front: "I will …" becomes
+ * "Bob will …"; other sentences in the first person, questions and small talk are left out.
+ */
+function reportable(sentences: readonly Sentence[], participants: readonly Participant[]): Sentence[] {
+  const out: Sentence[] = [];
+  for (const s of sentences) {
+    const name = speakerName(s.speaker, participants);
+    const text = s.text
+      .trim()
+      .replace(/^(?:(?:yes|yeah|okay|ok|good|great|so|well|and|then)\b[,\s]*)+/i, "")
+      .replace(/^i(?: will|'ll)\b/i, `${name} will`)
+      .replace(/^i am going to\b/i, `${name} is going to`);
+    if (/\?\s*$/.test(text) || /\b(i|i'm|i've|i'd|me|my)\b/i.test(text)) continue;
+    if (tokens(text).length < 4) continue;
+    out.push({ ...s, text: sentenceCase(properCase(text, participants)) });
+  }
+  return out;
+}
+
+function sentenceCase(text: string): string {
+  const t = text.trim();
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.?!…]$/.test(t) ? "" : ".");
+}
+
+/** "Alice, Bob and Carol", "Alice and Bob". */
+function list(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** "Alice will prepare the final report by Friday". */
+function taskSentence(s: NextStep): string {
+  const who = s.assigned_to === "team" ? "The team" : (s.assigned_to ?? "Someone");
+  const task = s.task.charAt(0).toLowerCase() + s.task.slice(1);
+  return `${who} will ${task}${s.deadline ? ` ${s.deadline}` : ""}`;
+}
+
+/**
+ * The short summary, two or three sentences of prose: what was talked about and by whom, what was
+ * decided, and the first tasks. A meeting with neither decisions nor tasks gets its most central
+ * sentence instead.
+ */
+function recapOf(
+  sentences: readonly Sentence[],
+  phrases: readonly string[],
+  items: ActionItems,
+  participants: readonly Participant[],
+  reported: readonly Sentence[],
+): string {
+  // Only people with a name: "Speaker 3" (often a diarizer's stray label) says nothing to a reader.
+  const speakers = [...new Set(sentences.map((s) => s.speaker))]
+    .map((n) => participants.find((p) => p.speaker === n)?.name)
+    .filter((n): n is string => Boolean(n));
+  const out: string[] = [];
+  if (phrases.length) {
+    const who = speakers.length && speakers.length <= 5 ? list(speakers) : "The meeting";
+    out.push(`${who} ${speakers.length && speakers.length <= 5 ? "discussed" : "covered"} ${list(phrases.map((p) => `the ${p}`))}.`);
+  }
+  const decisions = items.decisions.slice(0, 2).map((d) => decisionClause(d.decision));
+  if (decisions.length) out.push(`They decided ${decisions.join(" and ")}${items.decisions.length > 2 ? ", among other things" : ""}.`);
+  const steps = items.next_steps.slice(0, 2).map(taskSentence);
+  if (steps.length) {
+    const more = items.next_steps.length - steps.length;
+    out.push(`${steps.join(", and ")}${more > 0 ? `, with ${more} more task${more > 1 ? "s" : ""} below` : ""}.`);
+  }
+  if (out.length < 2) {
+    const central = topSentences(reported, 1)[0];
+    if (central) out.push(central.text);
+  }
+  return out.slice(0, 3).join(" ");
+}
+
+/** "to keep the price" when the decision starts with a verb, else "that the launch moves". */
+function decisionClause(decision: string): string {
+  const d = decision.charAt(0).toLowerCase() + decision.slice(1);
+  return startsWithVerb(d) ? `to ${d}` : `that ${d}`;
+}
+
 function personWords(participants: readonly Participant[]): Set<string> {
   return new Set(participants.flatMap((p) => tokens(p.name)));
 }
 
 function withExtra(base: ReadonlySet<string>, extra: ReadonlySet<string>): Set<string> {
   return new Set([...base, ...extra]);
-}
-
-/** `Name: Sentence.` with the recogniser's lower case repaired where it is certain. */
-function render(s: Sentence, participants: readonly Participant[]): string {
-  const text = properCase(s.text, participants);
-  const sentence = text.charAt(0).toUpperCase() + text.slice(1) + (/[.?!…]$/.test(text) ? "" : ".");
-  return `${speakerName(s.speaker, participants)}: ${sentence}`;
 }
 
 const CALENDAR =
@@ -261,11 +351,10 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // ---------------------------------------------------------------------------------------------
 // Rule-based decisions and next steps.
 
-const DEADLINE =
-  /\b((?:by|before|until|on|no later than)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?(?:day|week|month|quarter|year)|next\s+(?:week|month|meeting|monday|tuesday|wednesday|thursday|friday)|tomorrow|tonight|today|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)|next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|tomorrow|end\s+of\s+(?:the\s+)?(?:day|week|month|quarter|year))\b/i;
-
 /** A future commitment after its subject: " will", " is going to", or the contraction "'ll". */
 const MODAL = "(?:\\s+(?:will|shall|is going to|are going to|am going to|needs? to|has to|have to|must|should)|'ll)";
+/** Obligations ("we must …", "we should …") said of everyone are not anybody's task. */
+const TEAM_OBLIGATION = /^(?:we|the team)\s+(?:needs? to|has to|have to|must|should)\s/i;
 /** A subject starting a new clause: where one extracted item stops and the next begins. */
 const CLAUSE_BREAK = new RegExp(
   `\\s(?:and\\s+|then\\s+|so\\s+|but\\s+)?(?:i|we|you|he|she|they|[a-z]+)${MODAL}\\s|\\s(?:we|i)\\s+(?:also\\s+)?(?:decided|agreed)\\s|\\s(?:let's|let us)\\s`,
@@ -306,12 +395,19 @@ export function findItems(sentenceText: string, participantNames: readonly strin
       make: (m) => ({ kind: "decision", who: "team", what: m[1]! }),
     },
     {
-      re: /\s(?:let's|let us)\s+(?!(?:go with|use|choose|pick|keep|stick with)\s)(.+)/gi,
+      // "let's go through / look at / talk about …" steers the meeting itself; it is nobody's task.
+      re: /\s(?:let's|let us)\s+(?!(?:go with|use|choose|pick|keep|stick with|go through|go over|look at|talk about|discuss|review|start|begin|move on|continue|recap|summarize|summarise|focus on|get started|see)\b)(.+)/gi,
       make: (m) => ({ kind: "task", who: "team", what: m[1]! }),
     },
     {
       re: new RegExp(`\\s${subject}${MODAL}\\s+(?!(?:be|have|see|talk|hear)\\b)(.+)`, "gi"),
-      make: (m) => ({ kind: "task", who: owner(m[1]!), what: m[2]! }),
+      make: (m) => (TEAM_OBLIGATION.test(m[0].trim()) ? null : { kind: "task", who: owner(m[1]!), what: m[2]! }),
+    },
+    {
+      // The recogniser's sentence break can fall between "I" and "will": a sentence that starts
+      // with the modal is the speaker's own commitment.
+      re: /^\s(?:and\s+|so\s+)?(?:will|'ll|am going to)\s+(?!(?:be|have|see|talk|hear)\b)(.+)/gi,
+      make: (m) => ({ kind: "task", who: "speaker", what: m[1]! }),
     },
     {
       re: new RegExp(`\\saction items?\\s+(?:for\\s+${subject}\\s+)?(?:is\\s+|to\\s+)?(.+)`, "gi"),
@@ -354,13 +450,69 @@ function clip(what: string): string {
   return cut.split(" ").slice(0, 20).join(" ").trim();
 }
 
+/**
+ * Names the recogniser misheard before a commitment ("race will …" for "Grace will …", "murray
+ * will …" for "Maria will …"): a word one edit from a participant's name, or one that sounds the
+ * same (Soundex) and starts alike, is taken to be that name.
+ */
+export function respellNames(text: string, names: readonly string[]): string {
+  const firstNames = [...new Set(names.map((n) => n.split(/\s+/)[0]!.toLowerCase()))].filter((n) => n.length >= 4);
+  if (firstNames.length === 0) return text;
+  return text.replace(/\b([\p{L}]+)(?=(?:\s+will\b|'ll\b))/giu, (word: string) => {
+    const w = word.toLowerCase();
+    if (w.length < 3 || STOPWORDS.has(w) || firstNames.includes(w)) return word;
+    const like = firstNames.filter(
+      (n) => editDistance(w, n) <= 1 || (w[0] === n[0] && Math.abs(w.length - n.length) <= 2 && soundex(w) === soundex(n)),
+    );
+    return like.length === 1 ? like[0]! : word;
+  });
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** American Soundex: first letter and three digits for the consonant groups that follow. */
+function soundex(word: string): string {
+  const code = (c: string) =>
+    "bfpv".includes(c)
+      ? "1"
+      : "cgjkqsxz".includes(c)
+        ? "2"
+        : "dt".includes(c)
+          ? "3"
+          : c === "l"
+            ? "4"
+            : "mn".includes(c)
+              ? "5"
+              : c === "r"
+                ? "6"
+                : "";
+  let out = word[0]!;
+  let last = code(word[0]!);
+  for (const c of word.slice(1)) {
+    const d = code(c);
+    if (d && d !== last) out += d;
+    if (c !== "h" && c !== "w") last = d;
+  }
+  return (out + "000").slice(0, 4);
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 export function extractActionItems(sentences: readonly Sentence[], participants: readonly Participant[]): ActionItems {
   const decisions: Decision[] = [];
   const nextSteps: NextStep[] = [];
   const allNames = [...new Set(participants.flatMap((p) => [p.name, p.name.split(/\s+/)[0]!]))];
   for (const s of sentences) {
     const speaker = participants.find((p) => p.speaker === s.speaker) ?? null;
-    for (const item of findItems(s.text, allNames)) {
+    for (const item of findItems(respellNames(s.text, allNames), allNames)) {
       const who =
         item.who === "speaker"
           ? speaker
@@ -370,13 +522,19 @@ export function extractActionItems(sentences: readonly Sentence[], participants:
             ? null
             : (matchParticipant(item.who, participants) ?? { name: item.who, id: null });
       const what = properCase(item.what, participants);
-      const sentence = what.charAt(0).toUpperCase() + what.slice(1);
       if (item.kind === "decision") {
-        decisions.push({ decision: sentence, rationale: null, decided_by: who?.name ?? null, decided_by_participant_id: who?.id ?? null });
+        decisions.push({
+          decision: capitalise(what),
+          rationale: null,
+          decided_by: who?.name ?? null,
+          decided_by_participant_id: who?.id ?? null,
+        });
       } else {
-        const deadline = DEADLINE.exec(what)?.[0] ?? null;
+        // A task is something to do: "Bob will probably …" or a misheard "Bob will the …" is not one.
+        if (!startsWithVerb(what)) continue;
+        const { task, deadline } = splitDeadline(what);
         nextSteps.push({
-          task: sentence,
+          task: capitalise(task),
           assigned_to: who?.name ?? (item.who === "team" ? "team" : null),
           assigned_to_participant_id: who?.id ?? null,
           deadline,

@@ -68,15 +68,18 @@ export interface MatchedParticipant {
 
 /**
  * The recorded participant a name refers to: exact name (ignoring case), else a unique first-name
- * match ("alice" → "Alice Smith"). Null when nobody or several people match.
+ * match ("alice" → "Alice Smith"). Null when nobody or several different people match.
  */
 export function matchParticipant(name: string | null | undefined, participants: readonly Participant[]): MatchedParticipant | null {
   const n = name?.trim().toLowerCase();
   if (!n) return null;
   const exact = participants.filter((p) => p.name.trim().toLowerCase() === n);
   const first = exact.length ? exact : participants.filter((p) => p.name.trim().toLowerCase().split(/\s+/)[0] === n.split(/\s+/)[0]);
-  if (first.length !== 1) return null;
-  return { name: first[0]!.name, id: first[0]!.id ?? null };
+  // One person may hold several speaker labels (a diarizer that split their voice): still one match.
+  const people = new Map(first.map((p) => [p.id ?? p.name, p]));
+  if (people.size !== 1) return null;
+  const [only] = people.values();
+  return { name: only!.name, id: only!.id ?? null };
 }
 
 /** Leading labels models and people put before a task ("Action:", "TODO -", "Next step:"). */
