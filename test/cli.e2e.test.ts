@@ -1,12 +1,24 @@
-// The operator's CLI against a running system: streams, tail, dead letters (list and redrive),
-// migrate and hash-password.
+// The operator's CLI against a running system: help for every command (and nothing else done),
+// usage and connection errors in words, streams, tail, dead letters (list and redrive) by one name
+// each, --json, migrate, hash-password, and `scribe transcribe` of a synthesised speech file.
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, serviceMigrations, type Bus } from "@scribe/kit";
+import { ConsumerRunner, connectBus, createLogger, connectDb, migrate, registry, serviceMigrations, type Bus } from "@scribe/kit";
 import { createTestDatabase, eventually, TEST_NATS_URL } from "@scribe/kit/testing";
 import { verifyPassword } from "@scribe/gateway";
-import { listDeadLetters, redriveDeadLetters, tailStream, type TailedEvent, streamStatus } from "@scribe/cli";
+import {
+  buildProgram,
+  runCli,
+  listDeadLetters,
+  redriveDeadLetters,
+  tailStream,
+  streamStatus,
+  type DeadLetter,
+  type StreamStatus,
+  type TailedEvent,
+} from "@scribe/cli";
+import { normaliseWords, synthesizeMeeting, twoSpeakerStandup } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 
@@ -20,6 +32,13 @@ async function scribe(...args: string[]): Promise<string> {
     env: { ...process.env, ...sys.env },
   });
   return stdout;
+}
+/** The CLI in this process (same program and parser as the binary, without a process start per call). */
+async function cli(...args: string[]): Promise<{ code: number | "keep-running"; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, sys.env, { out: (l) => out.push(l), err: (l) => err.push(l), isTty: false });
+  return { code, out: out.join("\n"), err: err.join("\n") };
 }
 async function collect(gen: AsyncGenerator<TailedEvent>): Promise<TailedEvent[]> {
   const out: TailedEvent[] = [];
@@ -41,11 +60,14 @@ afterAll(async () => {
   await sys.stop();
 });
 
-describe("scribe CLI", () => {
+// Each spawn of the binary starts Node and loads every service: minutes on a loaded machine.
+describe("scribe CLI", { timeout: 300_000 }, () => {
   it("streams: lists every stream with message counts", async () => {
     const status = await streamStatus(sys.env);
-    expect(status.find((s) => s.stream.endsWith("_ROOMS"))?.messages).toBe(3);
-    expect(await scribe("streams")).toMatch(/_ROOMS\s+messages=3/);
+    expect(status.find((s) => s.stream === "ROOMS")?.messages).toBe(3);
+    expect(await scribe("streams")).toMatch(/^ROOMS\s+messages=3/m);
+    const json = JSON.parse((await cli("streams", "--json")).out) as StreamStatus[];
+    expect(json.find((s) => s.stream === "ROOMS")).toMatchObject({ messages: 3, serverName: `${sys.prefix.toUpperCase()}_ROOMS` });
   });
 
   it("tail: prints events, filtered by subject, from a sequence or a time", async () => {
@@ -65,6 +87,11 @@ describe("scribe CLI", () => {
     const lines = (await scribe("tail", "ROOMS", "--limit", "2")).trim().split("\n");
     expect(lines).toHaveLength(2);
     expect(JSON.parse(lines[0]!).type).toBe("room.created");
+    // One name per thing: subjects are shown and taken without the deployment prefix, and the
+    // server's prefixed stream name is accepted too.
+    expect(one.subject).toMatch(/^rooms\.room_created\./);
+    const byShownSubject = (await cli("tail", `${sys.prefix.toUpperCase()}_ROOMS`, "--subject", one.subject)).out.trim().split("\n");
+    expect(byShownSubject.map((l) => (JSON.parse(l) as TailedEvent).seq)).toEqual([one.seq]);
   });
 
   it("dlq: lists dead letters with consumer and reason, and redrive makes the failing consumer apply them", async () => {
@@ -101,6 +128,15 @@ describe("scribe CLI", () => {
       eventType: "room.created",
     });
     expect(await scribe("dlq", "list")).toContain("cannot handle cli-b yet");
+    // The consumer has one name in `streams`, `dlq` and the metrics' label; the durable form is accepted.
+    expect(letter!.stream).toBe("ROOMS");
+    const listed = JSON.parse((await cli("dlq", "list", "--consumer", "clitest_rooms", "--json")).out) as DeadLetter[];
+    expect(listed.map((l) => [l.seq, l.consumer, l.stream])).toEqual([[letter!.seq, "clitest.rooms", "ROOMS"]]);
+    expect((await cli("dlq", "list")).out).toMatch(/consumer=clitest\.rooms .* from=ROOMS#\d+/);
+    const shown = (await streamStatus(sys.env)).find((st) => st.stream === "ROOMS")!;
+    expect(shown.consumers.map((c) => c.name)).toContain("clitest.rooms");
+    expect((await cli("streams")).out).toMatch(/^ {2}clitest\.rooms {2}pending=/m);
+    expect(await registry.getSingleMetricAsString("scribe_events_dead_lettered_total")).toContain('consumer="clitest.rooms"');
 
     fixed = true;
     expect(await redriveDeadLetters(bus, [letter!.seq])).toEqual({ redriven: [letter!.seq], missing: [] });
@@ -176,6 +212,187 @@ describe("scribe CLI", () => {
     const empty = await hashOf("");
     expect(empty.code).not.toBe(0);
     expect(empty.err).toMatch(/no password on stdin/);
+  });
+});
+
+/** Run the real binary; resolves with its exit code and output (never rejects on a non-zero exit). */
+function runScribe(args: string[], env: Record<string, string>, timeoutMs = 240_000) {
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    // A --help that started a service instead would never exit: stop it and let the test fail.
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/** Every command line that names a command or subcommand, from the program itself (new commands are covered by themselves). */
+function everyCommand(): string[][] {
+  const ctx = { env: {}, io: { out: () => {}, err: () => {}, isTty: false }, exitCode: 0 };
+  const walk = (cmd: ReturnType<typeof buildProgram>, path: string[]): string[][] =>
+    cmd.commands.flatMap((c) => [[...path, c.name()], ...walk(c, [...path, c.name()])]);
+  return walk(buildProgram(ctx), []).filter((p) => p[0] !== "help");
+}
+
+describe("scribe CLI: help and errors", () => {
+  it("--help and -h of every command and subcommand print usage, options and an example, exit 0 and do nothing else", async () => {
+    const db = await createTestDatabase("clihelp");
+    const prefix = `clihelp${Date.now().toString(36)}`;
+    // A database and bus prefix of their own, so anything a --help did by mistake would show here.
+    const env = { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, PORT: "0", OPS_PORT: "0" };
+    try {
+      const top = await runScribe(["--help"], env);
+      expect(top.code).toBe(0);
+      const commands = everyCommand();
+      expect(commands.map((c) => c.join(" "))).toEqual(
+        expect.arrayContaining([
+          "migrate",
+          "up",
+          "transcribe",
+          "dev",
+          "streams",
+          "tail",
+          "dlq list",
+          "runs list",
+          "replay consumer",
+          "hash-password",
+        ]),
+      );
+      for (const [name] of commands.filter((c) => c.length === 1)) expect(top.out).toMatch(new RegExp(`^  ${name}\\b.*\\S`, "m"));
+
+      // The real binary for each command (it parses as users type), in this process for the subcommands.
+      const spawned = commands.filter((c) => c.length === 1).map((c) => [...c, c[0] === "migrate" ? "-h" : "--help"]);
+      for (let i = 0; i < spawned.length; i += 2) {
+        await Promise.all(
+          spawned.slice(i, i + 2).map(async (line) => {
+            const res = await runScribe(line, env);
+            expect({ line: line.join(" "), code: res.code, err: res.err }).toEqual({ line: line.join(" "), code: 0, err: "" });
+            expect(res.out).toMatch(new RegExp(`^Usage: scribe ${line[0]}\\b`));
+            expect(res.out).toMatch(/^Examples?:\n {2}\$ scribe /m);
+          }),
+        );
+      }
+      for (const line of commands.map((c) => [...c, "--help"])) {
+        const out: string[] = [];
+        const code = await runCli(line, env, { out: (l) => out.push(l), err: (l) => out.push(l), isTty: false });
+        expect({ line: line.join(" "), code }).toEqual({ line: line.join(" "), code: 0 });
+        expect(out.join("\n")).toMatch(new RegExp(`^Usage: scribe ${line.slice(0, -1).join(" ")}\\b`));
+        expect(out.join("\n")).toMatch(/^Examples?:\n {2}\$ scribe /m);
+      }
+      // `migrate --help` used to apply every migration: no schema, no table.
+      const sql = connectDb(db.url, { schema: "public", max: 1 });
+      try {
+        const schemas = await sql<{ n: string }[]>`
+          select schema_name as n from information_schema.schemata
+          where schema_name not in ('public', 'information_schema') and schema_name not like 'pg\\_%'`;
+        expect(schemas.map((r) => r.n)).toEqual([]);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+      // Nor a stream (`up --help`, `dev --help` start nothing).
+      const streams: string[] = [];
+      for await (const name of bus.jsm.streams.names()) if (name.startsWith(prefix.toUpperCase())) streams.push(name);
+      expect(streams).toEqual([]);
+    } finally {
+      await db.drop();
+    }
+  }, 1_200_000);
+
+  it("an unknown command, option or value exits 2 with the parser's words and a hint", { timeout: 300_000 }, async () => {
+    const option = await runScribe(["streams", "--bogus"], sys.env);
+    expect(option).toMatchObject({ code: 2, out: "" });
+    expect(option.err).toContain("error: unknown option '--bogus'");
+    expect(option.err).toContain("(add --help for usage)");
+    const command = await cli("strems");
+    expect(command.code).toBe(2);
+    expect(command.err).toMatch(/unknown command 'strems'[\s\S]*Did you mean streams\?/);
+    const value = await cli("tail", "ROOMS", "--limit", "many");
+    expect(value.code).toBe(2);
+    expect(value.err).toContain("option '--limit <n>' argument 'many' is invalid. expected a positive integer");
+    const missing = await cli("runs", "show");
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain("missing required argument 'run-id'");
+  });
+
+  it("an unreachable database or bus is named with its address, without the password or a stack trace", { timeout: 600_000 }, async () => {
+    const pg = await runScribe(["migrate"], { DATABASE_URL: "postgres://scribe:hunter2-secret@127.0.0.1:1/scribe", SCRIBE_DEBUG: "" });
+    expect(pg.code).toBe(1);
+    expect(pg.err).toContain(
+      "scribe migrate: cannot reach PostgreSQL at 127.0.0.1:1 (is it running? DATABASE_URL=postgres://scribe:[redacted]@127.0.0.1:1/scribe)",
+    );
+    expect(pg.err).not.toContain("hunter2");
+    expect(pg.err).not.toMatch(/^\s+at /m);
+    const nats = await runScribe(["streams"], { NATS_URL: "nats://127.0.0.1:1", SCRIBE_DEBUG: "" });
+    expect(nats.code).toBe(1);
+    expect(nats.err).toContain("scribe streams: cannot reach NATS at 127.0.0.1:1 (is it running? NATS_URL=nats://127.0.0.1:1)");
+    expect(nats.err).not.toMatch(/^\s+at /m);
+    // SCRIBE_DEBUG=1 adds the stack for a bug report.
+    const debug = await runScribe(["streams"], { NATS_URL: "nats://127.0.0.1:1", SCRIBE_DEBUG: "1" });
+    expect(debug.err).toMatch(/^\s+at /m);
+  });
+
+  it("--json of config and dlq parses", async () => {
+    const config = JSON.parse((await cli("config", "--json")).out) as { name: string; services: string[] }[];
+    expect(config.find((r) => r.name === "DATABASE_URL")?.services).toEqual(["all"]);
+    expect(Array.isArray(JSON.parse((await cli("dlq", "list", "--json")).out))).toBe(true);
+  });
+});
+
+describe("scribe transcribe", () => {
+  let media: TestSystem;
+  beforeAll(async () => {
+    media = await startSystem({ label: "clitx", services: ["rooms", "recordings", "projection", "transcription", "gateway"] });
+  }, 120_000);
+  afterAll(async () => {
+    await media?.stop();
+  });
+
+  it("uploads a local file with an API key, follows it to the end and prints the spoken words", async () => {
+    const fixture = await synthesizeMeeting(twoSpeakerStandup);
+    const { key } = await media.createApiKey("alice", "cli");
+    // Chunks of 1 MB: the upload goes in several requests, as a large file would.
+    const res = await runScribe(
+      ["transcribe", fixture.mixPath, "--url", media.baseUrl, "--name", "Stand-up", "--chunk-mb", "1"],
+      { SCRIBE_API_KEY: key },
+      300_000,
+    );
+    expect({ code: res.code, err: res.err }).toMatchObject({ code: 0 });
+    // Not a terminal: plain progress lines on stderr, the transcript alone on stdout.
+    expect(res.err).toMatch(/^transcript [0-9a-f-]{36} created$/m);
+    expect(res.err).toMatch(/^uploading .*: 100% .*chunk (\d+)\/\1$/m);
+    expect(res.err).toMatch(/: ended \(\d+ s\)$/m);
+    expect(res.err).not.toContain(key);
+    const spoken = new Set(fixture.truth.words.filter((w) => w.length > 3));
+    const heard = new Set(normaliseWords(res.out));
+    const recognised = [...spoken].filter((w) => heard.has(w));
+    expect(recognised.length / spoken.size).toBeGreaterThan(0.4);
+
+    const id = /^transcript ([0-9a-f-]{36}) created$/m.exec(res.err)![1]!;
+    const t = (await (await media.as("alice")(`/v1/transcripts/${id}`)).json()) as { name: string; status: string };
+    expect(t).toMatchObject({ name: "Stand-up", status: "ended" });
+  }, 900_000);
+
+  it("refuses without credentials the API accepts, in words, exit 1", { timeout: 300_000 }, async () => {
+    const fixture = await synthesizeMeeting(twoSpeakerStandup);
+    const res = await runScribe(["transcribe", fixture.mixPath, "--url", media.baseUrl, "--api-key", "not-a-key"], {});
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(
+      /scribe transcribe: creating the transcript: the API refused the credentials \(401 .*\); pass --token or --api-key/,
+    );
+    const missing = await runScribe(["transcribe", "/nonexistent.mp3", "--url", media.baseUrl], {});
+    expect(missing).toMatchObject({ code: 1 });
+    expect(missing.err).toContain("scribe transcribe: cannot read /nonexistent.mp3: no such file");
   });
 });
 

@@ -1,18 +1,14 @@
-// `scribe` — the operator's CLI. Each subcommand lives in commands/ and is listed in commands/index.ts.
-import { COMMANDS } from "./commands/index";
+// `scribe` — the operator's CLI (commands in commands/, the program in cli.ts).
+import { runCli } from "./cli";
+import { explainError } from "./errors";
 
-const usage = `usage: scribe <command>\n\n${COMMANDS.map((c) => `  ${c.usage}`).join("\n")}\n`;
-
-const [name, ...args] = process.argv.slice(2);
-const command = COMMANDS.find((c) => c.name === name);
-if (!command) {
-  process.stdout.write(usage);
-  process.exit(name === undefined || name === "help" || name === "--help" ? 0 : 64);
-}
+const argv = process.argv.slice(2);
 try {
-  const code = await command.run(args, process.env);
+  const code = await runCli(argv, process.env);
   if (code !== "keep-running") process.exit(code);
 } catch (e) {
-  console.error(`scribe ${name}: ${(e as Error).message}`);
+  const command = argv.find((a) => !a.startsWith("-"));
+  console.error(`scribe${command ? ` ${command}` : ""}: ${explainError(e, process.env)}`);
+  if (process.env.SCRIBE_DEBUG === "1") console.error(e);
   process.exit(1);
 }

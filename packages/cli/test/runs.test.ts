@@ -87,7 +87,7 @@ describe("scribe runs", () => {
   });
 
   it("explains its usage", async () => {
-    expect((await scribeRuns("show")).code).toBe(64);
+    expect((await scribeRuns("show")).code).toBe(2);
     expect((await scribeRuns("list", "--status", "weird")).out).toContain("--status must be one of");
     expect((await scribeRuns("--help")).code).toBe(0);
     expect((await scribeRuns("show", "01a20000-0000-7000-8000-000000000000")).code).toBe(1);

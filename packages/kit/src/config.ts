@@ -64,6 +64,12 @@ export const BaseConfig = z.object({
     .describe("prefix for stream names and subjects, so several installations can share one NATS"),
   NATS_STREAM_REPLICAS: envInt(1, 1, 5).describe("JetStream stream replicas (3 in a clustered NATS)"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info").describe("pino log level"),
+  LOG_FORMAT: z
+    .enum(["json", "pretty"])
+    .optional()
+    .describe(
+      "`json`: one JSON object per log line, for log collectors (default of `scribe up`); `pretty`: coloured, human-readable lines (default of `scribe dev`)",
+    ),
   MIGRATE_ON_START: envBool(true).describe("apply the service's pending migrations when it starts"),
   OPS_PORT: envInt(9464, 0, 65535).describe("port of /livez, /readyz and /metrics for the process; 0 disables it"),
   SHUTDOWN_TIMEOUT_MS: envInt(15000, 100).describe("graceful shutdown limit before the process exits anyway"),

@@ -1,10 +1,13 @@
 // `scribe config`: the configuration table of every service, generated from their zod schemas.
-import type { CliCommand } from "../command";
+import { act, examples, jsonOption, type CliCommand } from "../command";
 import { BaseConfig, describeConfig, type ConfigDoc } from "@scribe/kit";
 import { SERVICES } from "../services";
 
-export function configTable(): string {
-  const rows = new Map<string, ConfigDoc & { services: string[] }>();
+type ConfigRow = ConfigDoc & { services: string[] };
+
+/** Every variable once, with the services that read it. */
+export function configRows(): ConfigRow[] {
+  const rows = new Map<string, ConfigRow>();
   const add = (docs: ConfigDoc[], service: string) => {
     for (const d of docs) {
       const row = rows.get(d.name);
@@ -14,9 +17,13 @@ export function configTable(): string {
   };
   add(describeConfig(BaseConfig), "all");
   for (const s of SERVICES) if (s.config) add(describeConfig(s.config), s.name);
+  return [...rows.values()];
+}
+
+export function configTable(): string {
   const esc = (v: string) => v.replace(/\|/g, "\\|");
   const lines = ["| variable | default | used by | meaning |", "|---|---|---|---|"];
-  for (const r of rows.values()) {
+  for (const r of configRows()) {
     lines.push(`| \`${r.name}\` | \`${esc(r.default)}\` | ${r.services.join(", ")} | ${esc(r.description)} |`);
   }
   return lines.join("\n");
@@ -24,9 +31,18 @@ export function configTable(): string {
 
 export const configCli: CliCommand = {
   name: "config",
-  usage: "config               the configuration table (markdown) of every service",
-  async run() {
-    console.log(configTable());
-    return 0;
+  register(program, ctx) {
+    const cmd = program
+      .command("config")
+      .summary("the configuration table of every service (markdown, or JSON)")
+      .description("Print every environment variable the services read: its default, the services that use it and what it means.")
+      .addOption(jsonOption())
+      .action(
+        act(ctx, async (opts: { json?: boolean }) => {
+          ctx.io.out(opts.json ? JSON.stringify(configRows(), null, 2) : configTable());
+          return 0;
+        }),
+      );
+    examples(cmd, "scribe config", "scribe config --json | jq -r '.[].name'");
   },
 };

@@ -5,7 +5,7 @@
 // the typed client (@scribe/client); the simulator's control API with plain fetch.
 import { createScribeClient, type ScribeClient } from "@scribe/client";
 import type { MeetingScript } from "@scribe/simulators";
-import type { CliCommand } from "../command";
+import { act, examples, type CliCommand } from "../command";
 import { DEV_DEFAULTS } from "./dev";
 
 /** A failure the user can act on: the message says what happened and what to do. */
@@ -275,24 +275,26 @@ export async function runDemo(opts: DemoOptions): Promise<DemoTranscript> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const FLAGS = ["url", "simulator", "simulator-key", "email", "password", "token", "room", "timeout", "ui"] as const;
+/** The command line's flags (commander's option names). */
+export interface DemoFlags {
+  url?: string;
+  simulator?: string;
+  simulatorKey?: string;
+  email?: string;
+  password?: string;
+  token?: string;
+  room?: string;
+  timeout?: string;
+  ui?: string;
+}
 
 /** Flags, then the environment, then the dev stack's defaults. */
 export function demoOptions(
-  args: string[],
+  flags: DemoFlags,
   env: Record<string, string | undefined>,
   print: (line: string) => void = console.log,
 ): DemoOptions {
-  const flags: Partial<Record<(typeof FLAGS)[number], string>> = {};
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i]!.replace(/^--/, "") as (typeof FLAGS)[number];
-    if (!args[i]!.startsWith("--") || !FLAGS.includes(name))
-      throw new DemoError(`unknown argument ${args[i]}; flags: ${FLAGS.map((f) => `--${f}`).join(" ")}`);
-    const value = args[++i];
-    if (value === undefined) throw new DemoError(`--${name} needs a value`);
-    flags[name] = value;
-  }
-  const pick = (flag: (typeof FLAGS)[number], envName: string, fallback: string) => flags[flag] ?? (env[envName] || fallback);
+  const pick = (flag: keyof DemoFlags, envName: string, fallback: string) => flags[flag] ?? (env[envName] || fallback);
   const timeout = Number(pick("timeout", "DEMO_TIMEOUT_SECONDS", "900"));
   if (!Number.isFinite(timeout) || timeout <= 0)
     throw new DemoError(`--timeout: expected seconds, got ${JSON.stringify(flags.timeout ?? env.DEMO_TIMEOUT_SECONDS)}`);
@@ -304,7 +306,7 @@ export function demoOptions(
       "DAILY_SIMULATOR_URL",
       `http://127.0.0.1:${env.DEV_DAILY_PORT || DEV_DEFAULTS.DEV_DAILY_PORT}/_control`,
     ).replace(/\/$/, ""),
-    simulatorKey: pick("simulator-key", "DAILY_SIMULATOR_KEY", DEV_DEFAULTS.DAILY_API_KEY),
+    simulatorKey: pick("simulatorKey", "DAILY_SIMULATOR_KEY", DEV_DEFAULTS.DAILY_API_KEY),
     email: pick("email", "ADMIN_EMAIL", DEV_DEFAULTS.ADMIN_EMAIL),
     password: pick("password", "ADMIN_PASSWORD", DEV_DEFAULTS.ADMIN_PASSWORD),
     ...(token ? { token } : {}),
@@ -318,17 +320,34 @@ export function demoOptions(
 
 export const demoCli: CliCommand = {
   name: "demo",
-  usage:
-    "demo [--url U] [--email E --password P | --token T] [--simulator U] [--room R] [--timeout S]\n" +
-    "                       on a running `scribe dev`: a 3-person stand-up on the Daily simulator, then its transcript",
-  async run(args, env) {
-    try {
-      await runDemo(demoOptions(args, env));
-      return 0;
-    } catch (e) {
-      if (!(e instanceof DemoError)) throw e;
-      console.error(`scribe demo: ${e.message}`);
-      return 1;
-    }
+  register(program, ctx) {
+    const cmd = program
+      .command("demo")
+      .summary("on a running `scribe dev`: a synthesised 3-person meeting, then its transcript")
+      .description(
+        "Sign in, create a Daily room and a meeting, have the Daily simulator hold a three-person stand-up with synthesised voices, wait for the transcript (printing its status), then print its title, summary, action items, URL and first lines.",
+      )
+      .option("--url <url>", `Scribe's API (env SCRIBE_URL; default http://127.0.0.1:${DEV_DEFAULTS.PORT})`)
+      .option("--email <email>", `sign in as (env ADMIN_EMAIL; default ${DEV_DEFAULTS.ADMIN_EMAIL})`)
+      .option("--password <password>", "password (env ADMIN_PASSWORD; default the dev admin's)")
+      .option("--token <token>", "a bearer token instead of signing in (env SCRIBE_TOKEN)")
+      .option("--simulator <url>", "the Daily simulator's control API (env DAILY_SIMULATOR_URL)")
+      .option("--simulator-key <key>", "its bearer key (env DAILY_SIMULATOR_KEY)")
+      .option("--room <name>", "room name (env DEMO_ROOM; default demo-<time>)")
+      .option("--timeout <seconds>", "how long to wait for the transcript (env DEMO_TIMEOUT_SECONDS; default 900)")
+      .option("--ui <url>", "base URL of the web app, for the printed link (env UI_BASE_URL)")
+      .action(
+        act(ctx, async (flags: DemoFlags) => {
+          try {
+            await runDemo(demoOptions(flags, ctx.env, ctx.io.out));
+            return 0;
+          } catch (e) {
+            if (!(e instanceof DemoError)) throw e;
+            ctx.io.err(`scribe demo: ${e.message}`);
+            return 1;
+          }
+        }),
+      );
+    examples(cmd, "bash deploy/dev-up.sh   # in another terminal", "scribe demo", "scribe demo --url http://127.0.0.1:1250 --token $TOKEN");
   },
 };

@@ -4,7 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { StorageConfig, loadConfig, startProcess, type Env, type RunningProcess } from "@scribe/kit";
 import type { DailySimulator, WherebySimulator } from "@scribe/simulators";
-import type { CliCommand } from "../command";
+import { act, examples, type CliCommand, type CliContext, type ExitCode } from "../command";
+import { useLogFormat } from "../log-format";
 import { servicesByName } from "../services";
 
 /** What `scribe dev` uses unless the environment says otherwise (and `scribe demo` assumes). */
@@ -162,25 +163,37 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
 
 export const devCli: CliCommand = {
   name: "dev",
-  usage:
-    "dev [service...]     development stack: Daily/Whereby simulators (DEV_DAILY_PORT 1251, DEV_WHEREBY_PORT 1252) + services,\n" +
-    "                       password sign-in as admin@example.com / scribe-dev, local storage",
-  async run(args, env) {
-    const stack = await startDevStack(env, args);
-    console.log(stack.banner());
-    const shutdown = () => {
-      const timer = setTimeout(() => process.exit(1), 15_000);
-      timer.unref();
-      stack.stop().then(
-        () => process.exit(0),
-        (e) => {
-          console.error(`scribe dev: shutdown failed: ${(e as Error).message}`);
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", shutdown);
-    process.once("SIGINT", shutdown);
-    return "keep-running";
+  register(program, ctx) {
+    const cmd = program
+      .command("dev")
+      .summary("development stack: every service plus the Daily/Whereby simulators, in one process")
+      .description(
+        `Start the Daily and Whereby simulators (DEV_DAILY_PORT ${DEV_DEFAULTS.DEV_DAILY_PORT}, DEV_WHEREBY_PORT ${DEV_DEFAULTS.DEV_WHEREBY_PORT}) and the named services (all by default) pointed at them, with password sign-in as ${DEV_DEFAULTS.ADMIN_EMAIL} / ${DEV_DEFAULTS.ADMIN_PASSWORD} and local storage; runs until SIGINT/SIGTERM. Logs are human-readable unless LOG_FORMAT=json.`,
+      )
+      .argument("[service...]", "services to run (default: all)")
+      .action(act(ctx, (services: string[]) => runDev(ctx, services)));
+    examples(cmd, "scribe dev", "LOG_FORMAT=json scribe dev rooms gateway");
   },
 };
+
+async function runDev(ctx: CliContext, services: string[]): Promise<ExitCode> {
+  const env = ctx.env;
+  servicesByName(services);
+  await useLogFormat(env, "pretty");
+  const stack = await startDevStack(env, services);
+  ctx.io.out(stack.banner());
+  const shutdown = () => {
+    const timer = setTimeout(() => process.exit(1), 15_000);
+    timer.unref();
+    stack.stop().then(
+      () => process.exit(0),
+      (e) => {
+        console.error(`scribe dev: shutdown failed: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+  return "keep-running";
+}

@@ -1,17 +1,20 @@
 // `scribe dlq list|redrive`: dead letters with why they failed, and sending them back to their stream.
-import { parseArgs } from "node:util";
-import type { CliCommand } from "../command";
+import { act, examples, jsonOption, type CliCommand } from "../command";
 import { DLQ_STREAM } from "@scribe/contracts";
-import type { Bus, Env } from "@scribe/kit";
+import type { Bus } from "@scribe/kit";
+import { sameConsumer, shownStream, shownSubject } from "../names";
 import { redactSecretsInText } from "../redact";
 import { withBus } from "./bus-env";
 
 export interface DeadLetter {
   seq: number;
+  /** As the metrics name it, e.g. `projection.rooms`. */
   consumer: string;
   reason: string;
+  /** The stream it came from (contract name) and its sequence there. */
   stream: string;
   streamSeq: number;
+  /** Without the deployment prefix. */
   subject: string;
   deliveries: number;
   time: string;
@@ -32,7 +35,7 @@ export async function listDeadLetters(bus: Bus, opts: { consumer?: string } = {}
     const m = await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
     if (!m) continue;
     const consumer = header(m.header, "Scribe-Dlq-Consumer");
-    if (opts.consumer && consumer !== opts.consumer) continue;
+    if (opts.consumer && !sameConsumer(consumer, opts.consumer)) continue;
     let id: string | null = null;
     let type: string | null = null;
     try {
@@ -46,9 +49,9 @@ export async function listDeadLetters(bus: Bus, opts: { consumer?: string } = {}
       seq: m.seq,
       consumer,
       reason: redactSecretsInText(header(m.header, "Scribe-Dlq-Reason")),
-      stream: header(m.header, "Scribe-Dlq-Stream"),
+      stream: shownStream(bus.prefix, header(m.header, "Scribe-Dlq-Stream")),
       streamSeq: Number(header(m.header, "Scribe-Dlq-Stream-Seq")),
-      subject: header(m.header, "Scribe-Dlq-Subject"),
+      subject: shownSubject(bus, header(m.header, "Scribe-Dlq-Subject")),
       deliveries: Number(header(m.header, "Scribe-Dlq-Deliveries")),
       time: header(m.header, "Scribe-Dlq-Time"),
       eventId: id,
@@ -81,51 +84,62 @@ export async function redriveDeadLetters(bus: Bus, seqs: number[]): Promise<{ re
   return { redriven, missing };
 }
 
-export async function dlqCommand(
-  env: Env,
-  args: { action: string; consumer?: string; seqs: number[]; all?: boolean },
-  out: (line: string) => void = console.log,
-): Promise<void> {
-  await withBus(env, async (bus) => {
-    if (args.action === "list") {
-      const letters = await listDeadLetters(bus, { consumer: args.consumer });
-      if (letters.length === 0) out("no dead letters");
-      for (const l of letters) {
-        out(
-          `#${l.seq} ${l.time} consumer=${l.consumer} event=${l.eventType ?? "?"}/${l.eventId ?? "?"} from=${l.stream}#${l.streamSeq} deliveries=${l.deliveries}\n    ${l.reason}`,
-        );
-      }
-      return;
-    }
-    if (args.action === "redrive") {
-      const seqs = args.all || args.consumer ? (await listDeadLetters(bus, { consumer: args.consumer })).map((l) => l.seq) : args.seqs;
-      if (seqs.length === 0) throw new Error("name dead letters to redrive: sequence numbers, --consumer <name> or --all");
-      const { redriven, missing } = await redriveDeadLetters(bus, seqs);
-      out(`redriven: ${redriven.length}${missing.length ? `; not found: ${missing.join(", ")}` : ""}`);
-      return;
-    }
-    throw new Error(`unknown dlq action ${args.action}; use list or redrive`);
-  });
+export function deadLetterLines(letters: DeadLetter[]): string[] {
+  if (letters.length === 0) return ["no dead letters"];
+  return letters.map(
+    (l) =>
+      `#${l.seq} ${l.time} consumer=${l.consumer} event=${l.eventType ?? "?"}/${l.eventId ?? "?"} from=${l.stream}#${l.streamSeq} deliveries=${l.deliveries}\n    ${l.reason}`,
+  );
 }
 
 export const dlqCli: CliCommand = {
   name: "dlq",
-  usage: `dlq list [--consumer C]
-                       dead letters: which consumer failed, why, and the original event
-  dlq redrive (SEQ... | --consumer C | --all)
-                       publish dead letters back to their stream (consumers that applied them skip them)`,
-  async run(args, env) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { consumer: { type: "string" }, all: { type: "boolean" } },
-    });
-    await dlqCommand(env, {
-      action: positionals[0] ?? "list",
-      consumer: values.consumer,
-      all: values.all,
-      seqs: positionals.slice(1).map(Number),
-    });
-    return 0;
+  register(program, ctx) {
+    const group = program
+      .command("dlq")
+      .summary("dead letters: list them (which consumer failed and why), redrive them")
+      .description("Events a consumer could not apply land in the DLQ stream with the consumer, the reason and the original event.");
+    const list = group
+      .command("list")
+      .summary("dead letters: which consumer failed, why, and the original event")
+      .option("--consumer <name>", "only this consumer's, e.g. projection.rooms")
+      .addOption(jsonOption())
+      .action(
+        act(ctx, async (opts: { consumer?: string; json?: boolean }) => {
+          const letters = await withBus(ctx.env, (bus) => listDeadLetters(bus, { consumer: opts.consumer }));
+          if (opts.json) ctx.io.out(JSON.stringify(letters, null, 2));
+          else deadLetterLines(letters).forEach((l) => ctx.io.out(l));
+          return 0;
+        }),
+      );
+    examples(list, "scribe dlq list", "scribe dlq list --consumer projection.rooms --json");
+    const redrive = group
+      .command("redrive")
+      .summary("publish dead letters back to their stream (consumers that applied them skip them)")
+      .argument("[seq...]", "DLQ sequence numbers (from `scribe dlq list`)")
+      .option("--consumer <name>", "every dead letter of this consumer")
+      .option("--all", "every dead letter")
+      .addOption(jsonOption())
+      .action(
+        act(ctx, async (seqArgs: string[], opts: { consumer?: string; all?: boolean; json?: boolean }) => {
+          const seqs = seqArgs.map((s) => {
+            if (!/^\d+$/.test(s)) throw new Error(`not a DLQ sequence number: ${s}`);
+            return Number(s);
+          });
+          const result = await withBus(ctx.env, async (bus) => {
+            const chosen = opts.all || opts.consumer ? (await listDeadLetters(bus, { consumer: opts.consumer })).map((l) => l.seq) : seqs;
+            if (chosen.length === 0) throw new Error("name dead letters to redrive: sequence numbers, --consumer <name> or --all");
+            return redriveDeadLetters(bus, chosen);
+          });
+          ctx.io.out(
+            opts.json
+              ? JSON.stringify(result)
+              : `redriven: ${result.redriven.length}${result.missing.length ? `; not found: ${result.missing.join(", ")}` : ""}`,
+          );
+          return result.missing.length ? 1 : 0;
+        }),
+      );
+    examples(redrive, "scribe dlq redrive 12 13", "scribe dlq redrive --consumer projection.rooms", "scribe dlq redrive --all");
+    examples(group, "scribe dlq list", "scribe dlq redrive --consumer projection.rooms");
   },
 };

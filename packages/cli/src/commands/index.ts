@@ -1,4 +1,4 @@
-// Every `scribe` subcommand, in the order `scribe help` lists them.
+// Every `scribe` subcommand, in the order `scribe --help` lists them.
 import type { CliCommand } from "../command";
 import { configCli } from "./config";
 import { demoCli } from "./demo";
@@ -11,12 +11,14 @@ import { replayCli } from "./replay";
 import { runsCli } from "./runs";
 import { streamsCli } from "./streams";
 import { tailCli } from "./tail";
+import { transcribeCli } from "./transcribe";
 import { upCli } from "./up";
 import { webhooksCli } from "./webhooks";
 
 export const COMMANDS: CliCommand[] = [
   migrateCli,
   upCli,
+  transcribeCli,
   devCli,
   demoCli,
   streamsCli,

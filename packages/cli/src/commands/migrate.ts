@@ -1,5 +1,5 @@
 // `scribe migrate`: apply every service's pending migrations (what the Kubernetes Job runs first).
-import type { CliCommand } from "../command";
+import { act, examples, type CliCommand } from "../command";
 import { BaseConfig, connectDb, loadConfig, migrate, serviceMigrations, type Env } from "@scribe/kit";
 import { SERVICES } from "../services";
 
@@ -21,9 +21,19 @@ export async function migrateCommand(env: Env, out: (line: string) => void = con
 
 export const migrateCli: CliCommand = {
   name: "migrate",
-  usage: "migrate              apply every service's pending database migrations",
-  async run(_args, env) {
-    await migrateCommand(env);
-    return 0;
+  register(program, ctx) {
+    const cmd = program
+      .command("migrate")
+      .summary("apply every service's pending database migrations")
+      .description(
+        "Apply every service's pending database migrations to DATABASE_URL (each service has its own schema), then print one line per service. Run it before starting a new version; the Kubernetes chart runs it as a Job.",
+      )
+      .action(
+        act(ctx, async () => {
+          await migrateCommand(ctx.env, ctx.io.out);
+          return 0;
+        }),
+      );
+    examples(cmd, "DATABASE_URL=postgres://scribe:secret@db:5432/scribe scribe migrate");
   },
 };

@@ -1,6 +1,6 @@
 // `scribe recordings delete-video <recording_id>`: delete a recording's stored video (tracks or
 // composed video) through the recordings service, leaving its audio in place.
-import type { CliCommand } from "../command";
+import { act, examples, type CliCommand } from "../command";
 import { INTERNAL_CALLER, recordingsOps } from "@scribe/contracts";
 import { BaseConfig, connectBus, loadConfig, rpcCall, type Env } from "@scribe/kit";
 
@@ -27,10 +27,22 @@ export async function recordingsCommand(env: Env, args: string[], out: (line: st
 
 export const recordingsCli: CliCommand = {
   name: "recordings",
-  usage: `recordings delete-video <recording_id>
-                       delete a recording's stored video, keeping its audio (the recordings service must be running)`,
-  async run(args, env) {
-    await recordingsCommand(env, args);
-    return 0;
+  register(program, ctx) {
+    const group = program
+      .command("recordings")
+      .summary("recordings: delete a recording's stored video, keeping its audio")
+      .description("Act on stored recordings through the recordings service (it must be running).");
+    const deleteVideo = group
+      .command("delete-video")
+      .summary("delete a recording's stored video (tracks or composed video), keeping its audio")
+      .argument("<recording_id>", "the recording")
+      .action(
+        act(ctx, async (recordingId: string) => {
+          await recordingsCommand(ctx.env, ["delete-video", recordingId], ctx.io.out);
+          return 0;
+        }),
+      );
+    examples(deleteVideo, "scribe recordings delete-video 0192f3a4-5b6c-7d8e-9f00-112233445566");
+    examples(group, "scribe recordings delete-video <recording_id>");
   },
 };

@@ -1,6 +1,7 @@
 // `scribe replay`: rebuild the transcript read model from the streams (shadow tables swapped in
 // atomically), or re-drive one durable consumer from a stream sequence or a time.
-import type { CliCommand } from "../command";
+import { act, examples, type CliCommand } from "../command";
+import { shownStream } from "../names";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { STREAMS, type StreamName } from "@scribe/contracts";
 import {
@@ -129,13 +130,17 @@ export async function redriveConsumer(sql: Sql, bus: Bus, opts: RedriveOptions, 
   const { deliver_policy: _policy, opt_start_seq: _seq, opt_start_time: _time, ...config } = info.config;
   await bus.jsm.consumers.delete(bus.stream(stream), durable);
   await bus.jsm.consumers.add(bus.stream(stream), { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
-  out(`consumer ${durable} recreated at ${stream} seq ${startSeq}: ${ids.length} events will be delivered again`);
+  out(`consumer ${opts.name} recreated at ${stream} seq ${startSeq}: ${ids.length} events will be delivered again`);
   return { stream, startSeq, events: ids.length, inboxCleared };
 }
 
 export async function redriveCommand(args: string[], env: Env, out: Out = console.log): Promise<RedriveReport> {
-  const [name, ...flags] = args;
-  if (!name || !/^[a-z_][a-z0-9_]*\.[\w.-]+$/.test(name)) throw new Error(`usage:\n${REPLAY_USAGE}`);
+  const [given, ...flags] = args;
+  // The durable form (`projection_rooms`) names the same consumer: its first part, the service's
+  // schema, is one word, so the first underscore is where the dot was.
+  const name = given && !given.includes(".") ? given.replace("_", ".") : given;
+  if (!name || !/^[a-z][a-z0-9]*\.[\w.-]+$/.test(name))
+    throw new Error(`name a consumer as the metrics and \`scribe streams\` show it, e.g. projection.rooms\n${REPLAY_USAGE}`);
   const opt = (flag: string) => {
     const i = flags.indexOf(flag);
     return i >= 0 ? flags[i + 1] : undefined;
@@ -143,10 +148,11 @@ export async function redriveCommand(args: string[], env: Env, out: Out = consol
   const fromSeq = opt("--from-seq");
   const fromTime = opt("--from-time");
   const stream = opt("--stream");
+  const config = loadConfig(BaseConfig, env);
   if (fromSeq !== undefined && !/^\d+$/.test(fromSeq)) throw new Error("--from-seq takes a stream sequence number");
   if (fromTime !== undefined && Number.isNaN(Date.parse(fromTime))) throw new Error("--from-time takes an ISO-8601 time");
-  if (stream !== undefined && !(stream in STREAMS)) throw new Error(`--stream is one of ${Object.keys(STREAMS).join(", ")}`);
-  const config = loadConfig(BaseConfig, env);
+  const streamGiven = stream === undefined ? undefined : shownStream(config.NATS_PREFIX, stream.toUpperCase());
+  if (streamGiven !== undefined && !(streamGiven in STREAMS)) throw new Error(`--stream is one of ${Object.keys(STREAMS).join(", ")}`);
   const sql = connectDb(config.DATABASE_URL, { schema: name.split(".")[0]!, max: 2, applicationName: "scribe-replay" });
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: "scribe-replay" });
   try {
@@ -155,7 +161,7 @@ export async function redriveCommand(args: string[], env: Env, out: Out = consol
       bus,
       {
         name,
-        ...(stream ? { stream: stream as StreamName } : {}),
+        ...(streamGiven ? { stream: streamGiven as StreamName } : {}),
         ...(fromSeq !== undefined ? { fromSeq: Number(fromSeq) } : {}),
         ...(fromTime !== undefined ? { fromTime: new Date(fromTime) } : {}),
       },
@@ -167,18 +173,52 @@ export async function redriveCommand(args: string[], env: Env, out: Out = consol
   }
 }
 
-export async function replayCommand(args: string[], env: Env, out: Out = console.log): Promise<void> {
-  const [what, ...rest] = args;
-  if (what === "read-model") await rebuildCommand(env, out);
-  else if (what === "consumer") await redriveCommand(rest, env, out);
-  else throw new Error(`usage:\n${REPLAY_USAGE}`);
-}
-
 export const replayCli: CliCommand = {
   name: "replay",
-  usage: REPLAY_USAGE.trimStart(),
-  async run(args, env) {
-    await replayCommand(args, env);
-    return 0;
+  register(program, ctx) {
+    const group = program
+      .command("replay")
+      .summary("rebuild the transcript read model, or re-drive one consumer from a sequence or time")
+      .description("Rebuild the transcript read model from the streams, or re-drive one consumer (see each subcommand's --help).");
+    const readModel = group
+      .command("read-model")
+      .summary("rebuild the transcript read model from the streams (shadow tables, swapped in atomically)")
+      .description(
+        "Rebuild the transcript read model from the streams into shadow tables and swap them in atomically; readers keep being served and the projection pauses for the swap only. Prints progress.",
+      )
+      .action(
+        act(ctx, async () => {
+          await rebuildCommand(ctx.env, ctx.io.out);
+          return 0;
+        }),
+      );
+    examples(readModel, "scribe replay read-model");
+    const consumer = group
+      .command("consumer")
+      .summary("re-drive one durable consumer from a stream sequence or time")
+      .description(
+        "Re-drive one durable consumer: its inbox forgets the events from that point and it receives them again (a running service keeps pulling under the same name).",
+      )
+      .argument("<name>", "the consumer as `scribe streams` and the metrics name it, e.g. projection.transcripts")
+      .option("--from-seq <n>", "from this stream sequence")
+      .option("--from-time <time>", "from this ISO-8601 time")
+      .option("--stream <stream>", "the consumer's stream (found by itself when omitted)")
+      .action(
+        act(ctx, async (name: string, opts: { fromSeq?: string; fromTime?: string; stream?: string }) => {
+          const flags = [
+            ...(opts.fromSeq !== undefined ? ["--from-seq", opts.fromSeq] : []),
+            ...(opts.fromTime !== undefined ? ["--from-time", opts.fromTime] : []),
+            ...(opts.stream !== undefined ? ["--stream", opts.stream] : []),
+          ];
+          await redriveCommand([name, ...flags], ctx.env, ctx.io.out);
+          return 0;
+        }),
+      );
+    examples(
+      consumer,
+      "scribe replay consumer projection.rooms --from-seq 1200",
+      "scribe replay consumer search.transcripts --from-time 2026-01-31T09:00:00Z",
+    );
+    examples(group, "scribe replay read-model", "scribe replay consumer projection.rooms --from-seq 1200");
   },
 };

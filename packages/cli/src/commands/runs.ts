@@ -1,67 +1,36 @@
 // `scribe runs list|show|retry|cancel`: inspect and repair workflow runs, asked of the service that
 // runs them over request/reply (it must be running); its relay and workers do the rest.
-import type { CliCommand } from "../command";
-import { parseArgs } from "node:util";
+import { Option, type Command } from "commander";
+import { runCli } from "../cli";
+import { act, examples, jsonOption, positiveInt, type CliCommand, type CliContext } from "../command";
 import { INTERNAL_CALLER } from "@scribe/contracts";
 import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
-import { runOps, RunStatusSchema, type RunDetail, type RunSummary } from "@scribe/workflow";
+import { runOps, RunStatusSchema, type RunDetail, type RunStatus, type RunSummary } from "@scribe/workflow";
 
-export const RUNS_USAGE = `usage: scribe runs <list|show|retry|cancel> [options]
+interface RunsFlags {
+  service: string;
+  status?: RunStatus;
+  workflow?: string;
+  subject?: string;
+  limit: number;
+  reason: string;
+  json?: boolean;
+}
 
-  list [--status S] [--workflow W] [--subject ID] [--limit N]   newest runs first
-  show <run-id>                                                  the run with every step
-  retry <run-id>                                                 re-run a failed run from its failed steps
-  cancel <run-id> [--reason TEXT]                                cancel a running run
-
-  --service NAME  the service whose runs these are (default: transcription)
-  --json          print JSON instead of text
-`;
-
-/** Returns the exit code: 0 done, 1 refused (e.g. not failed) or unknown run, 64 usage error. */
+/** `scribe runs …` with `argv` after `runs`; resolves with the exit code (0 done, 1 refused or unknown run, 2 usage). */
 export async function runsCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        service: { type: "string", default: "transcription" },
-        status: { type: "string" },
-        workflow: { type: "string" },
-        subject: { type: "string" },
-        limit: { type: "string", default: "20" },
-        reason: { type: "string", default: "cancelled by an operator" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    out(`${(e as Error).message}\n${RUNS_USAGE}`);
-    return 64;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    out(RUNS_USAGE);
-    return 0;
-  }
-  const [action, runId] = positionals;
-  const needsId = action === "show" || action === "retry" || action === "cancel";
-  if (!action || !["list", "show", "retry", "cancel"].includes(action) || (needsId && !runId)) {
-    out(RUNS_USAGE);
-    return 64;
-  }
-  const status = values.status === undefined ? undefined : RunStatusSchema.safeParse(values.status);
-  if (status && !status.success) {
-    out(`--status must be one of ${RunStatusSchema.options.join(", ")}`);
-    return 64;
-  }
-  const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) {
-    out("--limit must be a positive integer");
-    return 64;
-  }
+  const code = await runCli(["runs", ...argv], env, { out, err: out, isTty: false });
+  return code === "keep-running" ? 0 : code;
+}
 
-  const config = loadConfig(BaseConfig, env);
+async function runsAction(
+  ctx: CliContext,
+  action: "list" | "show" | "retry" | "cancel",
+  runId: string | undefined,
+  values: RunsFlags,
+): Promise<number> {
+  const out = ctx.io.out;
+  const config = loadConfig(BaseConfig, ctx.env);
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: "scribe-cli" });
   const ops = runOps(values.service);
   const rpcOpts = { timeoutMs: config.RPC_TIMEOUT_MS };
@@ -73,7 +42,7 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
         const runs = await rpcCall(
           bus,
           ops.list,
-          { caller, status: status?.data, workflow: values.workflow, subject: values.subject, limit },
+          { caller, status: values.status, workflow: values.workflow, subject: values.subject, limit: values.limit },
           rpcOpts,
         );
         print(runs, () => (runs.length ? runs.map(summaryLine) : ["no runs"]));
@@ -95,7 +64,6 @@ export async function runsCommand(argv: string[], env: Env, out: (line: string) 
         return cancelled ? 0 : 1;
       }
     }
-    return 64;
   } catch (e) {
     if (isAppError(e) && e.kind !== "timeout") {
       out(e.kind === "not_found" ? `no run ${runId} in ${values.service}` : e.message);
@@ -135,6 +103,46 @@ const oneLine = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}…` : s).re
 
 export const runsCli: CliCommand = {
   name: "runs",
-  usage: "runs <action> ...    workflow runs: list, show, retry, cancel (scribe runs --help)",
-  run: (args, env) => runsCommand(args, env),
+  register(program, ctx) {
+    const group = program
+      .command("runs")
+      .summary("workflow runs: list, show, retry, cancel")
+      .description("Inspect and repair workflow runs, asked of the service that runs them (it must be running).")
+      .addOption(new Option("--service <name>", "the service whose runs these are").default("transcription"));
+    // The group's --service reaches every subcommand, before or after its name.
+    const flags = (cmd: Command) => cmd.optsWithGlobals<RunsFlags>();
+    const list = group
+      .command("list")
+      .summary("newest runs first")
+      .addOption(new Option("--status <status>", "only runs in this status").choices(RunStatusSchema.options))
+      .option("--workflow <name>", "only runs of this workflow")
+      .option("--subject <id>", "only runs about this subject (e.g. a transcript id)")
+      .addOption(new Option("--limit <n>", "at most this many").argParser(positiveInt).default(20))
+      .addOption(jsonOption())
+      .action(act(ctx, (_opts: unknown, cmd: Command) => runsAction(ctx, "list", undefined, flags(cmd))));
+    examples(list, "scribe runs list --status failed", "scribe runs list --subject <transcript id> --json");
+    const show = group
+      .command("show")
+      .summary("the run with every step: status, attempts, timing, last error")
+      .argument("<run-id>")
+      .addOption(jsonOption())
+      .action(act(ctx, (runId: string, _opts: unknown, cmd: Command) => runsAction(ctx, "show", runId, flags(cmd))));
+    examples(show, "scribe runs show <run id>");
+    const retry = group
+      .command("retry")
+      .summary("re-run a failed run from its failed steps")
+      .argument("<run-id>")
+      .addOption(jsonOption())
+      .action(act(ctx, (runId: string, _opts: unknown, cmd: Command) => runsAction(ctx, "retry", runId, flags(cmd))));
+    examples(retry, "scribe runs retry <run id>");
+    const cancel = group
+      .command("cancel")
+      .summary("cancel a running run")
+      .argument("<run-id>")
+      .option("--reason <text>", "why (kept with the run)", "cancelled by an operator")
+      .addOption(jsonOption())
+      .action(act(ctx, (runId: string, _opts: unknown, cmd: Command) => runsAction(ctx, "cancel", runId, flags(cmd))));
+    examples(cancel, 'scribe runs cancel <run id> --reason "stuck on a bad file"');
+    examples(group, "scribe runs list --status running", "scribe runs show <run id>", "scribe runs retry <run id>");
+  },
 };

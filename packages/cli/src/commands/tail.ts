@@ -1,16 +1,16 @@
 // `scribe tail <stream>`: print a stream's events, optionally filtered by subject, from a sequence
 // or a time, and optionally keep following new ones.
-import { parseArgs } from "node:util";
-import type { CliCommand } from "../command";
+import { Option } from "commander";
+import { act, examples, isoTime, positiveInt, type CliCommand } from "../command";
 import { DeliverPolicy, type ConsumerConfig } from "@nats-io/jetstream";
-import { DLQ_STREAM, STREAMS, type StreamName } from "@scribe/contracts";
 import type { Bus, Env } from "@scribe/kit";
+import { shownSubject, STREAM_NAMES, streamArg, subjectArg } from "../names";
 import { redactSecrets, redactSecretsInText } from "../redact";
 import { withBus } from "./bus-env";
 
 export interface TailOptions {
   stream: string;
-  /** Logical subject filter, e.g. `rooms.room_created.>` (the deployment prefix is added). */
+  /** Subject filter, e.g. `rooms.room_created.>` (the deployment prefix is added unless given). */
   subject?: string;
   fromSeq?: number;
   since?: Date;
@@ -24,6 +24,7 @@ export interface TailOptions {
 export interface TailedEvent {
   seq: number;
   time: string;
+  /** Without the deployment prefix, as the contracts name it. */
   subject: string;
   type: string | null;
   id: string | null;
@@ -31,14 +32,8 @@ export interface TailedEvent {
   data: unknown;
 }
 
-export function parseStreamName(name: string): StreamName | typeof DLQ_STREAM.name {
-  const upper = name.toUpperCase();
-  if (upper === DLQ_STREAM.name || upper in STREAMS) return upper as StreamName;
-  throw new Error(`unknown stream ${name}; streams: ${[...Object.keys(STREAMS), DLQ_STREAM.name].join(", ")}`);
-}
-
 export async function* tailStream(bus: Bus, opts: TailOptions): AsyncGenerator<TailedEvent> {
-  const stream = bus.stream(parseStreamName(opts.stream));
+  const stream = bus.stream(streamArg(bus.prefix, opts.stream));
   const config: Partial<ConsumerConfig> = opts.fromSeq
     ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
     : opts.since
@@ -46,7 +41,7 @@ export async function* tailStream(bus: Bus, opts: TailOptions): AsyncGenerator<T
       : { deliver_policy: DeliverPolicy.All };
   // A single string, not an array: nats-server 2.9 has no multi-filter consumers, and the v3 client
   // refuses an array on 2.9 while it passes a single subject through.
-  if (opts.subject) config.filter_subjects = bus.subject(opts.subject) as unknown as string[];
+  if (opts.subject) config.filter_subjects = subjectArg(bus, opts.subject) as unknown as string[];
   const info = await bus.jsm.streams.info(stream);
   if (info.state.messages === 0 && !opts.follow) return;
   const consumer = await bus.js.consumers.get(stream, config);
@@ -69,7 +64,7 @@ export async function* tailStream(bus: Bus, opts: TailOptions): AsyncGenerator<T
       yield {
         seq: m.seq,
         time: new Date(Math.floor(m.info.timestampNanos / 1e6)).toISOString(),
-        subject: m.subject,
+        subject: shownSubject(bus, m.subject),
         type: typeof envelope.type === "string" ? envelope.type : null,
         id: typeof envelope.id === "string" ? envelope.id : null,
         headers,
@@ -98,32 +93,32 @@ export async function tailCommand(env: Env, opts: TailOptions, out: (line: strin
 
 export const tailCli: CliCommand = {
   name: "tail",
-  usage: `tail <stream> [--subject S] [--from-seq N | --since ISO-TIME] [--limit N] [--follow]
-                       print a stream's events as JSON lines (streams: ROOMS, MEETINGS, …, DLQ)`,
-  async run(args, env) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        subject: { type: "string" },
-        "from-seq": { type: "string" },
-        since: { type: "string" },
-        limit: { type: "string" },
-        follow: { type: "boolean" },
-      },
-    });
-    if (!positionals[0]) throw new Error("name a stream: scribe tail ROOMS");
-    const controller = new AbortController();
-    process.once("SIGINT", () => controller.abort());
-    await tailCommand(env, {
-      stream: positionals[0],
-      subject: values.subject,
-      fromSeq: values["from-seq"] ? Number(values["from-seq"]) : undefined,
-      since: values.since ? new Date(values.since) : undefined,
-      limit: values.limit ? Number(values.limit) : undefined,
-      follow: values.follow,
-      signal: controller.signal,
-    });
-    return 0;
+  register(program, ctx) {
+    const cmd = program
+      .command("tail")
+      .summary("print a stream's events as JSON lines, filtered by subject, from a sequence or a time")
+      .description(
+        `Print a stream's events, one JSON object per line (seq, time, subject, type, id, headers, data; secrets redacted), then stop at its end unless --follow. Streams: ${STREAM_NAMES.join(", ")} (any case; the deployment's prefixed name works too).`,
+      )
+      .argument("<stream>", "the stream, e.g. ROOMS or TRANSCRIPTS")
+      .option("--subject <subject>", "only events on this subject (wildcards * and >), e.g. 'transcripts.*.<id>'")
+      .addOption(new Option("--from-seq <n>", "start at this stream sequence").argParser(positiveInt).conflicts("since"))
+      .option("--since <time>", "start at this ISO-8601 time", isoTime)
+      .option("--limit <n>", "stop after this many events", positiveInt)
+      .option("--follow", "keep waiting for new events (Ctrl-C stops)")
+      .action(
+        act(ctx, async (stream: string, opts: { subject?: string; fromSeq?: number; since?: Date; limit?: number; follow?: boolean }) => {
+          const controller = new AbortController();
+          process.once("SIGINT", () => controller.abort());
+          await tailCommand(ctx.env, { stream, ...opts, signal: controller.signal }, ctx.io.out);
+          return 0;
+        }),
+      );
+    examples(
+      cmd,
+      "scribe tail ROOMS --limit 5",
+      "scribe tail TRANSCRIPTS --subject 'transcripts.*.<transcript id>' --follow",
+      "scribe tail DLQ --since 2026-01-31T09:00:00Z",
+    );
   },
 };

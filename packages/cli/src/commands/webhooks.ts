@@ -1,18 +1,10 @@
 // `scribe webhooks list|show|redeliver`: outgoing transcript.completed deliveries, asked of the
 // notifier over request/reply (it must be running); its dispatcher sends a redelivery.
-import type { CliCommand } from "../command";
-import { parseArgs } from "node:util";
+import { Option } from "commander";
+import { runCli } from "../cli";
+import { act, examples, jsonOption, positiveInt, type CliCommand, type CliContext } from "../command";
 import { DeliveryStatus, INTERNAL_CALLER, notifierOps, type DeliverySummary } from "@scribe/contracts";
 import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
-
-export const WEBHOOKS_USAGE = `usage: scribe webhooks <list|show|redeliver> [options]
-
-  list [--room ROOM_ID] [--status S] [--limit N]   newest deliveries first (S: ${DeliveryStatus.options.join(", ")})
-  show <delivery_id>                                 the delivery with every attempt
-  redeliver <delivery_id>                            send it again now (same delivery id, new retry round)
-
-  --json   print JSON instead of text
-`;
 
 const iso = (d: string | null) => d ?? "-";
 const oneLine = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s).replace(/\s*\n\s*/g, " ");
@@ -23,46 +15,27 @@ function summaryLine(d: DeliverySummary): string {
   return `${d.id}  ${d.status}  room=${d.room_id ?? "-"}  transcript=${d.transcript_id}  run=${d.run_id ?? "-"}  attempts=${d.attempts}  ${last}${next}  created=${iso(d.created_at)}`;
 }
 
-/** Returns the exit code: 0 done, 1 not found, 64 usage error. */
+interface WebhooksFlags {
+  room?: string;
+  status?: string;
+  limit?: number;
+  json?: boolean;
+}
+
+/** `scribe webhooks …` with `argv` after `webhooks`; resolves with the exit code (0 done, 1 not found, 2 usage). */
 export async function webhooksCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        room: { type: "string" },
-        status: { type: "string" },
-        limit: { type: "string", default: "50" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    out(`${(e as Error).message}\n${WEBHOOKS_USAGE}`);
-    return 64;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    out(WEBHOOKS_USAGE);
-    return 0;
-  }
-  const [action, id] = positionals;
-  if (!action || !["list", "show", "redeliver"].includes(action) || (action !== "list" && !id)) {
-    out(WEBHOOKS_USAGE);
-    return 64;
-  }
-  const status = values.status === undefined ? undefined : DeliveryStatus.safeParse(values.status);
-  if (status && !status.success) {
-    out(`--status must be one of ${DeliveryStatus.options.join(", ")}`);
-    return 64;
-  }
-  const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) {
-    out("--limit must be a positive integer");
-    return 64;
-  }
-  const config = loadConfig(BaseConfig, env);
+  const code = await runCli(["webhooks", ...argv], env, { out, err: out, isTty: false });
+  return code === "keep-running" ? 0 : code;
+}
+
+async function webhooksAction(
+  ctx: CliContext,
+  action: "list" | "show" | "redeliver",
+  id: string | undefined,
+  values: WebhooksFlags,
+): Promise<number> {
+  const out = ctx.io.out;
+  const config = loadConfig(BaseConfig, ctx.env);
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: "scribe-cli" });
   const rpcOpts = { timeoutMs: config.RPC_TIMEOUT_MS };
   const caller = INTERNAL_CALLER;
@@ -72,7 +45,13 @@ export async function webhooksCommand(argv: string[], env: Env, out: (line: stri
       const rows = await rpcCall(
         bus,
         notifierOps.listDeliveries,
-        { caller, channel: "webhook", room_id: values.room, status: status?.data, limit },
+        {
+          caller,
+          channel: "webhook",
+          room_id: values.room,
+          status: values.status as DeliverySummary["status"] | undefined,
+          limit: values.limit ?? 50,
+        },
         rpcOpts,
       );
       print(rows, () => (rows.length ? rows.map(summaryLine) : ["no webhook deliveries"]));
@@ -110,6 +89,34 @@ export async function webhooksCommand(argv: string[], env: Env, out: (line: stri
 
 export const webhooksCli: CliCommand = {
   name: "webhooks",
-  usage: "webhooks <action> ...  outgoing webhook deliveries: list, show, redeliver (scribe webhooks --help)",
-  run: (args, env) => webhooksCommand(args, env),
+  register(program, ctx) {
+    const group = program
+      .command("webhooks")
+      .summary("outgoing webhook deliveries: list, show, redeliver")
+      .description("Outgoing transcript.completed webhook deliveries, asked of the notifier (it must be running).");
+    const list = group
+      .command("list")
+      .summary("newest deliveries first")
+      .option("--room <room_id>", "only this room's")
+      .addOption(new Option("--status <status>", "only deliveries in this status").choices(DeliveryStatus.options))
+      .addOption(new Option("--limit <n>", "at most this many").argParser(positiveInt).default(50))
+      .addOption(jsonOption())
+      .action(act(ctx, (opts: WebhooksFlags) => webhooksAction(ctx, "list", undefined, opts)));
+    examples(list, "scribe webhooks list --status failed", "scribe webhooks list --room <room id> --json");
+    const show = group
+      .command("show")
+      .summary("the delivery with every attempt (status code, error, the receiver's answer)")
+      .argument("<delivery_id>")
+      .addOption(jsonOption())
+      .action(act(ctx, (id: string, opts: WebhooksFlags) => webhooksAction(ctx, "show", id, opts)));
+    examples(show, "scribe webhooks show <delivery id>");
+    const redeliver = group
+      .command("redeliver")
+      .summary("send it again now (same delivery id, new retry round)")
+      .argument("<delivery_id>")
+      .addOption(jsonOption())
+      .action(act(ctx, (id: string, opts: WebhooksFlags) => webhooksAction(ctx, "redeliver", id, opts)));
+    examples(redeliver, "scribe webhooks redeliver <delivery id>");
+    examples(group, "scribe webhooks list --status pending", "scribe webhooks redeliver <delivery id>");
+  },
 };

@@ -85,6 +85,9 @@ export class ConsumerRunner {
     const stream = bus.stream(this.opts.stream);
     const config = {
       durable_name: this.durable,
+      // The name operators see (`scribe streams`, metrics' `consumer` label, the DLQ): the durable
+      // name cannot hold its dots.
+      description: this.opts.name,
       ack_policy: AckPolicy.Explicit,
       ack_wait: (this.opts.ackWaitMs ?? 30_000) * 1_000_000,
       // Unlimited on the server: the runner dead-letters after maxDeliver handler failures itself,
@@ -97,10 +100,15 @@ export class ConsumerRunner {
     const existing = await bus.jsm.consumers.info(stream, this.durable).catch(() => null);
     if (!existing) {
       await bus.jsm.consumers.add(stream, config);
-    } else if (existing.config.ack_wait !== config.ack_wait || existing.config.filter_subject !== config.filter_subject) {
+    } else if (
+      existing.config.ack_wait !== config.ack_wait ||
+      existing.config.filter_subject !== config.filter_subject ||
+      existing.config.description !== config.description
+    ) {
       await bus.jsm.consumers.update(stream, this.durable, {
         ack_wait: config.ack_wait,
         filter_subject: config.filter_subject,
+        description: config.description,
       });
     }
   }
