@@ -1,56 +1,17 @@
-// The `scribe` program: commander parses the command line, every command answers --help (usage,
-// options, an example) and does nothing else then; a usage error is worded with a hint and exits 2.
-import { Command, CommanderError } from "commander";
+// The whole `scribe` program: every command of commands/index.ts on the shared parser (program.ts).
+import type { Command } from "commander";
 import type { Env } from "@scribe/kit";
 import type { CliContext, CliIo, ExitCode } from "./command";
 import { COMMANDS } from "./commands/index";
+import { buildProgram as buildWith, runProgram, terminalIo } from "./program";
 
-/** Exit code of a command line the parser refused (unknown command or option, missing argument). */
-export const USAGE_ERROR = 2;
-
-export function terminalIo(): CliIo {
-  return {
-    out: (line) => console.log(line),
-    err: (line) => console.error(line),
-    isTty: Boolean(process.stdout.isTTY),
-  };
-}
+export { USAGE_ERROR, terminalIo } from "./program";
 
 export function buildProgram(ctx: CliContext): Command {
-  const trimmed = (write: (line: string) => void) => (text: string) => write(text.replace(/\n$/, ""));
-  const program = new Command("scribe")
-    .description("Scribe's command line: run the services, transcribe a file, and inspect or repair a running installation.")
-    .usage("<command> [options]")
-    .helpOption("-h, --help", "show help for the command")
-    .helpCommand("help [command]", "show help for a command")
-    .configureHelp({ showGlobalOptions: true })
-    .configureOutput({ writeOut: trimmed(ctx.io.out), writeErr: trimmed(ctx.io.err) })
-    .showHelpAfterError("(add --help for usage)")
-    .exitOverride();
-  program.addHelpText(
-    "after",
-    "\nEvery command answers --help. Connection settings come from the environment (DATABASE_URL, NATS_URL, NATS_PREFIX; see `scribe config`).\nSCRIBE_DEBUG=1 prints stack traces of failures.\n\nExample:\n  $ scribe transcribe meeting.mp3 --api-key $SCRIBE_API_KEY\n",
-  );
-  for (const command of COMMANDS) command.register(program, ctx);
-  return program;
+  return buildWith(ctx, COMMANDS);
 }
 
 /** Run one command line; resolves with the exit code, throws the command's own failure (see errors.ts). */
-export async function runCli(argv: string[], env: Env, io: CliIo = terminalIo()): Promise<ExitCode> {
-  const ctx: CliContext = { env, io, exitCode: 0 };
-  const program = buildProgram(ctx);
-  if (argv.length === 0) {
-    program.outputHelp();
-    return 0;
-  }
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return ctx.exitCode;
-  } catch (e) {
-    if (!(e instanceof CommanderError)) throw e;
-    // Help asked for (also `scribe help <command>`) is a success; a refused command line is a usage error.
-    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || (e.code === "commander.help" && e.exitCode === 0))
-      return 0;
-    return USAGE_ERROR;
-  }
+export function runCli(argv: string[], env: Env, io: CliIo = terminalIo()): Promise<ExitCode> {
+  return runProgram(argv, env, io, COMMANDS);
 }

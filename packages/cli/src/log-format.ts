@@ -5,7 +5,8 @@ import { setLogDestination, type Env } from "@scribe/kit";
 export const LOG_FORMATS = ["json", "pretty"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-export async function useLogFormat(env: Env, fallback: LogFormat): Promise<LogFormat> {
+/** `output`: where pretty lines go (stdout unless a test collects them). */
+export async function useLogFormat(env: Env, fallback: LogFormat, output?: NodeJS.WritableStream): Promise<LogFormat> {
   const given = env.LOG_FORMAT;
   if (given !== undefined && given !== "" && !(LOG_FORMATS as readonly string[]).includes(given))
     throw new Error(`LOG_FORMAT: expected one of ${LOG_FORMATS.join(", ")}, got ${JSON.stringify(given)}`);
@@ -16,6 +17,7 @@ export async function useLogFormat(env: Env, fallback: LogFormat): Promise<LogFo
     setLogDestination(
       pretty({
         sync: true,
+        ...(output ? { destination: output } : {}),
         colorize: Boolean(process.stdout.isTTY),
         translateTime: "SYS:HH:MM:ss.l",
         ignore: "pid,hostname,service",

@@ -1,7 +1,7 @@
 // `scribe runs list|show|retry|cancel`: inspect and repair workflow runs, asked of the service that
 // runs them over request/reply (it must be running); its relay and workers do the rest.
 import { Option, type Command } from "commander";
-import { runCli } from "../cli";
+import { runProgram } from "../program";
 import { act, examples, jsonOption, positiveInt, type CliCommand, type CliContext } from "../command";
 import { INTERNAL_CALLER } from "@scribe/contracts";
 import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
@@ -19,7 +19,7 @@ interface RunsFlags {
 
 /** `scribe runs …` with `argv` after `runs`; resolves with the exit code (0 done, 1 refused or unknown run, 2 usage). */
 export async function runsCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
-  const code = await runCli(["runs", ...argv], env, { out, err: out, isTty: false });
+  const code = await runProgram(["runs", ...argv], env, { out, err: out, isTty: false }, [runsCli]);
   return code === "keep-running" ? 0 : code;
 }
 

@@ -1,7 +1,7 @@
 // `scribe webhooks list|show|redeliver`: outgoing transcript.completed deliveries, asked of the
 // notifier over request/reply (it must be running); its dispatcher sends a redelivery.
 import { Option } from "commander";
-import { runCli } from "../cli";
+import { runProgram } from "../program";
 import { act, examples, jsonOption, positiveInt, type CliCommand, type CliContext } from "../command";
 import { DeliveryStatus, INTERNAL_CALLER, notifierOps, type DeliverySummary } from "@scribe/contracts";
 import { BaseConfig, connectBus, isAppError, loadConfig, rpcCall, type Env } from "@scribe/kit";
@@ -24,7 +24,7 @@ interface WebhooksFlags {
 
 /** `scribe webhooks …` with `argv` after `webhooks`; resolves with the exit code (0 done, 1 not found, 2 usage). */
 export async function webhooksCommand(argv: string[], env: Env, out: (line: string) => void = console.log): Promise<number> {
-  const code = await runCli(["webhooks", ...argv], env, { out, err: out, isTty: false });
+  const code = await runProgram(["webhooks", ...argv], env, { out, err: out, isTty: false }, [webhooksCli]);
   return code === "keep-running" ? 0 : code;
 }
 
