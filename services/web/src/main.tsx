@@ -6,9 +6,9 @@ import { Link, Route, Switch, useLocation } from "wouter-preact";
 import { session } from "./api";
 import { SignIn } from "./pages/sign-in";
 import { TranscriptList } from "./pages/transcript-list";
-import { TranscriptPage } from "./pages/transcript-page";
 
 // Pages loaded on first visit, so the first load stays small.
+const TranscriptPage = lazy(() => import("./pages/transcript-page").then((m) => m.TranscriptPage));
 const Rooms = lazy(() => import("./pages/rooms").then((m) => m.Rooms));
 const RoomPage = lazy(() => import("./pages/room-page").then((m) => m.RoomPage));
 const ApiKeys = lazy(() => import("./pages/api-keys").then((m) => m.ApiKeys));

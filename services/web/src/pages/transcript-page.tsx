@@ -1,42 +1,130 @@
-// One transcript: editable title, summaries, action items, topics and the speaker-attributed words,
-// with an audio player that plays from the word you click.
-import { useEffect, useRef, useState } from "preact/hooks";
+// One transcript: editable title, summaries, action items, the speaker-attributed words (virtualised)
+// synced with the audio player and a clickable waveform, speakers and participants, and for its
+// owner: share mode, downloads, reprocess, delete/restore, live processing status and the runs.
+// Everyone else who may read it (share mode public or semi-private) gets the same page read-only.
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Schemas } from "@scribe/client";
 import { api, describeError, session } from "../api";
+import { ActionItemsView, type ActionItems } from "../components/action-items";
+import { Runs } from "../components/runs";
+import { Speakers } from "../components/speakers";
+import { audioUrl, TranscriptManage } from "../components/transcript-manage";
+import { useTranscriptEvents, type TranscriptEvent } from "../components/transcript-events";
+import { buildRows, speakersOf, type Topic } from "../components/transcript-rows";
+import { Waveform } from "../components/waveform";
+import { WordList } from "../components/word-list";
 import { formatDuration } from "./transcript-list";
 
-type Transcript = Schemas["GetTranscriptWithParticipants"];
-type Topic = Schemas["GetTranscriptTopicWithWords"];
-type Word = Schemas["Word"];
-type TranscriptParticipant = NonNullable<Transcript["participants"]>[number];
+type Transcript = Schemas["GetTranscriptWithParticipants"] & { action_items?: ActionItems | null };
+type Participant = Schemas["Participant"];
+type Status = Transcript["status"];
 
-/** Consecutive words of one speaker, shown as one paragraph. */
-function turns(words: Word[]): { speaker: number; words: Word[] }[] {
-  const out: { speaker: number; words: Word[] }[] = [];
-  for (const word of words) {
-    const last = out[out.length - 1];
-    if (last && last.speaker === word.speaker) last.words.push(word);
-    else out.push({ speaker: word.speaker, words: [word] });
-  }
-  return out;
-}
+/** Statuses after which nothing more arrives on the socket until someone reprocesses. */
+const SETTLED: Status[] = ["ended", "error"];
 
 export function TranscriptPage({ id }: { id: string }) {
   const [transcript, setTranscript] = useState<Transcript | null>(null);
-  const [topics, setTopics] = useState<Topic[]>([]);
+  const [topics, setTopics] = useState<Topic[] | null>(null);
+  const [participants, setParticipants] = useState<Participant[]>([]);
+  const [waveform, setWaveform] = useState<number[] | null>(null);
+  const [me, setMe] = useState<string | null>(null);
+  const [liveStatus, setLiveStatus] = useState<Status | null>(null);
+  const [deleted, setDeleted] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [title, setTitle] = useState("");
-  const audio = useRef<HTMLAudioElement>(null);
+  const [player, setPlayer] = useState<HTMLAudioElement | null>(null);
   const path = { params: { path: { transcript_id: id } } };
 
+  async function loadTranscript(): Promise<Transcript | null> {
+    const { data, error: failure } = await api.GET("/v1/transcripts/{transcript_id}", path);
+    if (!data) {
+      setError(describeError(failure));
+      return null;
+    }
+    setTranscript(data);
+    setTitle(data.title ?? "");
+    setParticipants((data.participants ?? []).flatMap((p) => (p.id ? [{ id: p.id, speaker: p.speaker, name: p.name }] : [])));
+    return data;
+  }
+  async function loadTopics() {
+    const { data } = await api.GET("/v1/transcripts/{transcript_id}/topics/with-words", path);
+    setTopics(data ?? []);
+  }
+  async function loadParticipants() {
+    const { data } = await api.GET("/v1/transcripts/{transcript_id}/participants", path);
+    if (data) setParticipants(data);
+  }
+
   useEffect(() => {
-    void api.GET("/v1/transcripts/{transcript_id}", path).then(({ data, error: failure }) => {
-      if (!data) return setError(describeError(failure));
-      setTranscript(data);
-      setTitle(data.title ?? "");
-    });
-    void api.GET("/v1/transcripts/{transcript_id}/topics/with-words", path).then(({ data }) => setTopics(data ?? []));
+    setTranscript(null);
+    setTopics(null);
+    setDeleted(false);
+    setLiveStatus(null);
+    void loadTranscript();
+    void loadTopics();
+    if (session.token()) void api.GET("/v1/me").then(({ data }) => setMe(data?.sub ?? null));
   }, [id]);
+
+  const status = liveStatus ?? transcript?.status ?? "idle";
+  // The mp3 route serves an owned transcript only to a signed-in caller (api.md §2.14).
+  const hasAudio =
+    !!transcript && transcript.status === "ended" && !transcript.audio_deleted && (!!session.token() || transcript.user_id === null);
+  useEffect(() => {
+    // The waveform route needs a signed-in caller; anonymous readers of a public transcript go without.
+    if (!hasAudio || !session.token()) return setWaveform(null);
+    void api.GET("/v1/transcripts/{transcript_id}/audio/waveform", path).then(({ data }) => setWaveform(data?.data ?? null));
+  }, [hasAudio, id]);
+
+  /** After a run settles, the read model catches up a moment later: reload until it shows the status. */
+  async function reloadUntil(value: Status) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const fresh = await loadTranscript();
+      if (!fresh || fresh.status === value) break;
+      await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
+    }
+    setLiveStatus(null);
+    await loadTopics();
+  }
+
+  useTranscriptEvents(id, !!transcript && !deleted, (message: TranscriptEvent) => {
+    if (message.event === "STATUS") {
+      const value = message.data.value as Status;
+      setLiveStatus(value);
+      if (SETTLED.includes(value)) void reloadUntil(value);
+      return;
+    }
+    // The replay on connect repeats a settled transcript's whole log: only a run in progress is news.
+    if (SETTLED.includes(status)) return;
+    if (message.event === "TOPIC") void loadTopics();
+    if (message.event === "WAVEFORM" && Array.isArray(message.data.waveform)) setWaveform(message.data.waveform as number[]);
+  });
+
+  const model = useMemo(() => buildRows(topics ?? []), [topics]);
+  const names = useMemo(() => new Map(participants.filter((p) => p.speaker != null).map((p) => [p.speaker!, p.name])), [participants]);
+  const speakers = useMemo(() => speakersOf(model.words, participants), [model, participants]);
+
+  async function restore() {
+    const { error: failure } = await api.POST("/v1/transcripts/{transcript_id}/restore", path);
+    if (failure) return setError(describeError(failure));
+    setError(null);
+    setDeleted(false);
+    void loadTranscript();
+  }
+
+  if (deleted) {
+    return (
+      <article>
+        <h1>{transcript?.title || transcript?.name || "Transcript"}</h1>
+        <p role="status">This transcript is in the trash.</p>
+        {error && <p role="alert">{error}</p>}
+        <button onClick={() => void restore()}>Restore</button>
+      </article>
+    );
+  }
+  if (error && !transcript) return <p role="alert">{error}</p>;
+  if (!transcript) return <p aria-busy="true">Loading…</p>;
+  const owner = me !== null && transcript.user_id === me;
 
   async function saveTitle() {
     if (!transcript || title === (transcript.title ?? "")) return;
@@ -45,114 +133,89 @@ export function TranscriptPage({ id }: { id: string }) {
     setTranscript({ ...transcript, title: data.title });
   }
 
-  async function renameSpeaker(participant: TranscriptParticipant, name: string) {
-    if (!transcript || !participant.id || !name.trim() || name === participant.name) return;
-    const { data, error: failure } = await api.PATCH("/v1/transcripts/{transcript_id}/participants/{participant_id}", {
-      params: { path: { transcript_id: id, participant_id: participant.id } },
-      body: { name: name.trim() },
-    });
-    if (!data) return setError(describeError(failure));
-    setTranscript({
-      ...transcript,
-      participants: (transcript.participants ?? []).map((p) => (p.id === data.id ? { ...p, name: data.name } : p)),
-    });
-  }
-
-  function playFrom(word: Word) {
-    const player = audio.current;
-    if (!player) return;
-    player.currentTime = word.start;
-    void player.play();
-  }
-
-  if (error) return <p role="alert">{error}</p>;
-  if (!transcript) return <p aria-busy="true">Loading…</p>;
-  const names = new Map((transcript.participants ?? []).filter((p) => p.speaker != null).map((p) => [p.speaker!, p.name]));
-  const token = session.token();
-  const audioUrl = `/v1/transcripts/${id}/audio/mp3${token ? `?token=${encodeURIComponent(token)}` : ""}`;
-
   return (
-    <article>
+    <article class="transcript">
       <header>
-        <label>
-          Title
-          <input
-            name="title"
-            value={title}
-            onInput={(e) => setTitle(e.currentTarget.value)}
-            onBlur={() => void saveTitle()}
-            onKeyDown={(e) => e.key === "Enter" && void saveTitle()}
-          />
-        </label>
+        {owner ? (
+          <label>
+            Title
+            <input
+              name="title"
+              value={title}
+              onInput={(e) => setTitle(e.currentTarget.value)}
+              onBlur={() => void saveTitle()}
+              onKeyDown={(e) => e.key === "Enter" && void saveTitle()}
+            />
+          </label>
+        ) : (
+          <h1>{transcript.title || transcript.name}</h1>
+        )}
         <small>
-          <span class={`status status-${transcript.status}`}>{transcript.status}</span> · {new Date(transcript.created_at).toLocaleString()}{" "}
-          · {formatDuration(transcript.duration / 1000)}
+          <span class={`status status-${status}`} data-status={status}>
+            {status}
+          </span>{" "}
+          · {new Date(transcript.created_at).toLocaleString()} · {formatDuration(transcript.duration / 1000)}
           {transcript.room_name ? ` · ${transcript.room_name}` : ""}
         </small>
+        {!SETTLED.includes(status) && status !== "idle" && (
+          <p role="status">
+            Processing ({status})… this page updates when it is done.
+            <progress />
+          </p>
+        )}
+        {status === "error" && <p role="alert">Processing failed. {owner ? "See the processing runs below, or reprocess." : ""}</p>}
       </header>
-      {transcript.status === "ended" && !transcript.audio_deleted && (
-        <audio ref={audio} controls preload="metadata" src={audioUrl} class="player" />
+      {error && <p role="alert">{error}</p>}
+      {notice && <p role="status">{notice}</p>}
+      {owner && (
+        <TranscriptManage
+          id={id}
+          title={transcript.title || transcript.name}
+          shareMode={transcript.share_mode}
+          hasAudio={hasAudio}
+          onShareMode={(share_mode) => setTranscript({ ...transcript, share_mode })}
+          // The status follows from the socket's STATUS events as the new run goes.
+          onReprocess={() => setNotice("Reprocessing started.")}
+          onDeleted={() => setDeleted(true)}
+        />
       )}
-      {transcript.short_summary && (
+      {hasAudio && (
+        <section class="player" aria-label="Recording">
+          <audio ref={setPlayer} controls preload="metadata" src={audioUrl(id)} />
+          {waveform && waveform.length > 0 && <Waveform data={waveform} duration={transcript.duration / 1000} player={player} />}
+        </section>
+      )}
+      {transcript.audio_deleted && <p>The audio was deleted (privacy settings); the text stays.</p>}
+      {(transcript.short_summary || transcript.long_summary) && (
         <section>
           <h2>Summary</h2>
-          <p>{transcript.short_summary}</p>
+          {transcript.short_summary && <p>{transcript.short_summary}</p>}
           {transcript.long_summary && (
             <details>
               <summary>Long summary</summary>
-              <p>{transcript.long_summary}</p>
+              <p class="long-summary">{transcript.long_summary}</p>
             </details>
           )}
         </section>
       )}
-      {(transcript.participants ?? []).length > 0 && (
-        <details>
-          <summary>Speakers</summary>
-          {(transcript.participants ?? []).map((p) => (
-            <label key={p.id ?? p.name}>
-              {p.speaker != null ? `Speaker ${p.speaker}` : "Unassigned"}
-              <input
-                name={`participant-${p.id}`}
-                defaultValue={p.name}
-                onBlur={(e) => void renameSpeaker(p, e.currentTarget.value)}
-                onKeyDown={(e) => e.key === "Enter" && void renameSpeaker(p, e.currentTarget.value)}
-              />
-            </label>
-          ))}
-        </details>
-      )}
+      <ActionItemsView items={transcript.action_items} />
+      <Speakers
+        transcriptId={id}
+        participants={participants}
+        speakers={speakers}
+        editable={owner}
+        onChanged={({ words }) => {
+          void loadParticipants();
+          if (words) void loadTopics();
+        }}
+      />
       <section>
         <h2>Transcript</h2>
-        {topics.length === 0 && <p>No words yet.</p>}
-        {topics.map((topic) => (
-          <section key={topic.id} class="topic">
-            <h3>
-              {topic.title} <small>{formatDuration(topic.timestamp)}</small>
-            </h3>
-            {topic.summary && <p>{topic.summary}</p>}
-            {turns(topic.words).map((turn, i) => (
-              <div key={i} class="segment">
-                <span class="speaker">{names.get(turn.speaker) ?? `Speaker ${turn.speaker}`}</span>
-                <p>
-                  {turn.words.map((word, j) => (
-                    <span
-                      key={j}
-                      class="word"
-                      role="button"
-                      tabIndex={0}
-                      data-start={word.start}
-                      onClick={() => playFrom(word)}
-                      onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && playFrom(word)}
-                    >
-                      {word.text}
-                    </span>
-                  ))}
-                </p>
-              </div>
-            ))}
-          </section>
-        ))}
+        {topics === null && <p aria-busy="true">Loading the words…</p>}
+        {topics?.length === 0 && <p>No words yet.</p>}
+        {topics && topics.length > 0 && <WordList model={model} names={names} player={player} />}
       </section>
+      {owner && <Runs transcriptId={id} refresh={status} />}
     </article>
   );
 }
