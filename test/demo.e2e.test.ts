@@ -216,7 +216,7 @@ describe("scribe demo, step by step", () => {
         [
           "",
           "Title:    Spring release stand-up",
-          `URL:      http://localhost:3000/transcripts/${t.id}`,
+          `URL:      ${stack.apiUrl}/transcripts/${t.id}`,
           "",
           "Summary:",
           "  The launch moves to March.",
@@ -242,7 +242,7 @@ describe("scribe demo, end to end", () => {
     const t = await runDemo(options(lines, { roomName: "standup", timeoutMs: 480_000, pollMs: 1000 }));
     const printed = lines.join("\n");
     expect(t.status).toBe("ended");
-    expect(t.url).toBe(`http://localhost:3000/transcripts/${t.id}`);
+    expect(t.url).toBe(`${stack.apiUrl}/transcripts/${t.id}`);
     expect(printed).toContain(`URL:      ${t.url}`);
     expect(printed).toContain(`Title:    ${t.title}`);
     expect(printed).toContain(t.short_summary!);

@@ -5,5 +5,10 @@ import preact from "@preact/preset-vite";
 export default defineConfig({
   plugins: [preact()],
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
-  server: { proxy: { "/v1": { target: process.env.SCRIBE_API ?? "http://127.0.0.1:1250", ws: true } } },
+  server: {
+    proxy: {
+      "/v1": { target: process.env.SCRIBE_API ?? "http://127.0.0.1:1250", ws: true },
+      "/app-config.json": process.env.SCRIBE_API ?? "http://127.0.0.1:1250",
+    },
+  },
 });

@@ -11,9 +11,18 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * Settings whose default is another setting's value: the gateway serves the web app at `/`, so
+ * unless it lives elsewhere, the app's address is the API's.
+ */
+const DEFAULTS_FROM: Record<string, string> = { UI_BASE_URL: "BASE_URL" };
+
 export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.env): z.infer<S> {
   // Empty strings count as unset, so `FOO=` in a .env file falls back to the default.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  for (const [name, from] of Object.entries(DEFAULTS_FROM)) {
+    if (name in schema.shape && cleaned[name] === undefined && cleaned[from] !== undefined) cleaned[name] = cleaned[from];
+  }
   const result = schema.safeParse(cleaned);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}${describeValue(cleaned, i.path)}`));
@@ -101,8 +110,10 @@ export const SharedSettings = {
     ),
   UI_BASE_URL: z
     .url()
-    .default("http://localhost:3000")
-    .describe("web app address, for links in webhooks, e-mails, chat and ICS room matching"),
+    .default("http://localhost:1250")
+    .describe(
+      "web app address, for links in webhooks, e-mails, chat and ICS room matching; unset: BASE_URL (the gateway serves the app at `/`)",
+    ),
   BASE_URL: z.url().default("http://localhost:1250").describe("public address of this API"),
   ALLOW_PRIVATE_URLS: envBool(false).describe(
     "let user-given URLs (ICS feeds, webhooks) reach loopback, private and link-local addresses; off = refused (SSRF guard)",

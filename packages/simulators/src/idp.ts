@@ -1,9 +1,12 @@
-// A small identity provider for tests and the demo: serves a JWKS (and OIDC discovery), mints tokens
-// with any claims, expiry, key id and algorithm, rotates keys, and can make its JWKS fail.
+// A small identity provider for tests and the demo: serves a JWKS and OIDC discovery, mints tokens
+// with any claims, expiry, key id and algorithm, rotates keys, and can make its JWKS fail. It also
+// signs users in as OpenID Connect's authorization-code flow with PKCE (RFC 6749 §4.1, RFC 7636,
+// OIDC Core §3.1) lets a browser app do it: /authorize shows a one-field login form, /token checks
+// the code, client, redirect_uri and S256 code_verifier before it issues the tokens.
 // `pnpm idp` runs it on its own (see idp-main.ts).
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from "jose";
 
 export type IdpAlgorithm = "RS256" | "PS256" | "ES256";
@@ -43,6 +46,12 @@ export interface IdpSimulator {
   readonly jwksFetches: number;
   /** When set, the JWKS endpoint answers 503 (an identity-provider outage). */
   failJwks: boolean;
+  /** The OAuth2 client the authorization-code flow serves (a public client: PKCE, no secret). */
+  clientId: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  /** The e-mail the login form at /authorize offers; the user's `sub` is derived from the e-mail. */
+  defaultLogin: string;
   /** A signed token; claims default to {} (pass sub, email, email_verified, …). */
   token(claims: Record<string, unknown>, opts?: MintOptions): Promise<string>;
   /** A new signing key; the old one stays published unless `dropOld`. Returns the new kid. */
@@ -59,7 +68,52 @@ async function newKey(alg: IdpAlgorithm): Promise<SigningKey> {
   return { kid, alg, privateKey, publicJwk, publicPem: await exportSPKI(publicKey) };
 }
 
-export async function startIdp(opts: { alg?: IdpAlgorithm; audience?: string; port?: number; host?: string } = {}): Promise<IdpSimulator> {
+/** An authorization code waiting for its exchange at /token (single use, short-lived). */
+interface PendingCode {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  nonce: string | null;
+  scope: string;
+  email: string;
+  expiresAt: number;
+}
+
+const CODE_TTL_MS = 60_000;
+
+/** BASE64URL(SHA256(verifier)): PKCE's S256 transform (RFC 7636 §4.2). */
+export function pkceChallenge(verifier: string): string {
+  return createHash("sha256").update(verifier, "ascii").digest("base64url");
+}
+
+/** RFC 7636 §4.1: 43–128 characters of [A-Z a-z 0-9 - . _ ~]. */
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let raw = "";
+    req.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
+    req.on("end", () => resolve(raw));
+    req.on("error", reject);
+  });
+}
+
+const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function loginForm(params: URLSearchParams, email: string): string {
+  const hidden = [...params.entries()].map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join("");
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Identity provider simulator</title>
+<body style="font-family:sans-serif;max-width:24rem;margin:3rem auto;padding:0 1rem">
+<h1>Sign in</h1><p>Identity provider simulator: any e-mail signs in.</p>
+<form method="post" action="/authorize">${hidden}
+<label>E-mail <input type="email" name="login" value="${escapeHtml(email)}" required></label>
+<p><button type="submit">Continue</button></p></form></body></html>`;
+}
+
+export async function startIdp(
+  opts: { alg?: IdpAlgorithm; audience?: string; port?: number; host?: string; clientId?: string; defaultLogin?: string } = {},
+): Promise<IdpSimulator> {
   const alg = opts.alg ?? "RS256";
   let keys: SigningKey[] = [await newKey(alg)];
   // Made once: key generation is slow, and one unpublished key is all a forgery test needs.
@@ -67,37 +121,139 @@ export async function startIdp(opts: { alg?: IdpAlgorithm; audience?: string; po
   let fetches = 0;
   const current = () => keys[keys.length - 1]!;
   const state = { failJwks: false };
+  const codes = new Map<string, PendingCode>();
+
+  /** An OAuth2 error (RFC 6749 §5.2) as JSON. */
+  const oauthError = (res: ServerResponse, status: number, error: string, description: string) => {
+    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" });
+    res.end(JSON.stringify({ error, error_description: description }));
+  };
+
+  /** Checks an authorization request; the problem as text, or null when it may proceed. */
+  const authorizeProblem = (p: URLSearchParams): string | null => {
+    if (p.get("response_type") !== "code") return "response_type must be code";
+    if (p.get("client_id") !== sim.clientId) return "unknown client_id";
+    const redirect = p.get("redirect_uri");
+    if (!redirect || !URL.canParse(redirect)) return "redirect_uri must be an absolute URL";
+    if (!p.get("code_challenge")) return "code_challenge is required (PKCE)";
+    if (p.get("code_challenge_method") !== "S256") return "code_challenge_method must be S256";
+    return null;
+  };
+
+  const authorize = async (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
+    const params = req.method === "POST" ? new URLSearchParams(await readBody(req)) : query;
+    const problem = authorizeProblem(params);
+    // Without a trustworthy redirect_uri the error is shown here, never sent on (RFC 6749 §4.1.2.1).
+    if (problem) return oauthError(res, 400, "invalid_request", problem);
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      return res.end(loginForm(params, sim.defaultLogin));
+    }
+    const login = params.get("login")?.trim() ?? "";
+    const back = new URL(params.get("redirect_uri")!);
+    const stateParam = params.get("state");
+    if (stateParam !== null) back.searchParams.set("state", stateParam);
+    if (!login.includes("@")) {
+      back.searchParams.set("error", "access_denied");
+    } else {
+      const code = randomBytes(24).toString("base64url");
+      codes.set(code, {
+        clientId: params.get("client_id")!,
+        redirectUri: params.get("redirect_uri")!,
+        codeChallenge: params.get("code_challenge")!,
+        nonce: params.get("nonce"),
+        scope: params.get("scope") ?? "openid",
+        email: login,
+        expiresAt: Date.now() + CODE_TTL_MS,
+      });
+      back.searchParams.set("code", code);
+    }
+    res.writeHead(302, { location: back.toString() });
+    res.end();
+  };
+
+  /** The authorization-code grant (RFC 6749 §4.1.3) with PKCE verification (RFC 7636 §4.6). */
+  const exchangeCode = async (form: URLSearchParams, res: ServerResponse) => {
+    if (form.get("grant_type") !== "authorization_code")
+      return oauthError(res, 400, "unsupported_grant_type", "grant_type must be authorization_code");
+    const code = form.get("code") ?? "";
+    const pending = codes.get(code);
+    // Single use: a code that was tried once is gone, whatever the outcome.
+    codes.delete(code);
+    if (!pending || pending.expiresAt < Date.now()) return oauthError(res, 400, "invalid_grant", "unknown or expired code");
+    if (form.get("client_id") !== pending.clientId) return oauthError(res, 400, "invalid_grant", "client_id does not match the code");
+    if (form.get("redirect_uri") !== pending.redirectUri)
+      return oauthError(res, 400, "invalid_grant", "redirect_uri does not match the code");
+    const verifier = form.get("code_verifier") ?? "";
+    if (!VERIFIER.test(verifier)) return oauthError(res, 400, "invalid_request", "code_verifier must be 43-128 unreserved characters");
+    if (pkceChallenge(verifier) !== pending.codeChallenge)
+      return oauthError(res, 400, "invalid_grant", "code_verifier does not match the code_challenge");
+    const user = { sub: `idp|${pending.email}`, email: pending.email, email_verified: true };
+    const accessToken = await sim.token(user);
+    const idToken = await sim.token({ ...user, ...(pending.nonce ? { nonce: pending.nonce } : {}) }, { audience: pending.clientId });
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" });
+    res.end(JSON.stringify({ access_token: accessToken, id_token: idToken, token_type: "Bearer", expires_in: 3600, scope: pending.scope }));
+  };
 
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname;
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
+      res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
       res.end(JSON.stringify(body));
     };
+    const failed = (e: unknown) => {
+      if (!res.headersSent) send(500, { error: "server_error", error_description: (e as Error).message });
+    };
+    // A browser app calls discovery and /token from its own origin (CORS preflight for anything non-simple).
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": "GET, POST",
+        "access-control-allow-headers": "content-type, authorization",
+      });
+      return res.end();
+    }
+    if (path === "/authorize" && (req.method === "GET" || req.method === "POST")) {
+      authorize(req, res, url.searchParams).catch(failed);
+      return;
+    }
     if (req.method === "GET" && path === "/jwks") {
       fetches++;
       if (state.failJwks) return send(503, { error: "unavailable" });
       return send(200, { keys: keys.map((k) => k.publicJwk) });
     }
     if (req.method === "GET" && path === "/.well-known/openid-configuration") {
-      return send(200, { issuer: sim.issuer, jwks_uri: sim.jwksUrl, id_token_signing_alg_values_supported: [alg] });
-    }
-    // Demo convenience: POST /token {"sub": "...", "email": "...", ...} → {"access_token": "..."}.
-    if (req.method === "POST" && path === "/token") {
-      let raw = "";
-      req.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
-      req.on("end", () => {
-        let claims: Record<string, unknown>;
-        try {
-          claims = JSON.parse(raw || "{}") as Record<string, unknown>;
-        } catch {
-          return send(400, { error: "body must be JSON claims" });
-        }
-        sim.token(claims).then(
-          (t) => send(200, { access_token: t, token_type: "bearer" }),
-          (e: Error) => send(500, { error: e.message }),
-        );
+      return send(200, {
+        issuer: sim.issuer,
+        authorization_endpoint: sim.authorizationEndpoint,
+        token_endpoint: sim.tokenEndpoint,
+        jwks_uri: sim.jwksUrl,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code"],
+        subject_types_supported: ["public"],
+        scopes_supported: ["openid", "email", "profile"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none"],
+        id_token_signing_alg_values_supported: [alg],
       });
+    }
+    if (req.method === "POST" && path === "/token") {
+      readBody(req)
+        .then((raw) => {
+          // Demo convenience: a JSON body of claims, {"sub": "...", "email": "...", ...} → {"access_token": "..."}.
+          if (raw.trimStart().startsWith("{") || raw.trim() === "") {
+            let claims: Record<string, unknown>;
+            try {
+              claims = JSON.parse(raw || "{}") as Record<string, unknown>;
+            } catch {
+              return send(400, { error: "body must be JSON claims" });
+            }
+            return sim.token(claims).then((t) => send(200, { access_token: t, token_type: "bearer" }));
+          }
+          return exchangeCode(new URLSearchParams(raw), res);
+        })
+        .catch(failed);
       return;
     }
     send(404, { error: "not found" });
@@ -110,6 +266,10 @@ export async function startIdp(opts: { alg?: IdpAlgorithm; audience?: string; po
     issuer: url,
     audience: opts.audience ?? "scribe-test-client",
     jwksUrl: `${url}/jwks`,
+    clientId: opts.clientId ?? "scribe-web",
+    authorizationEndpoint: `${url}/authorize`,
+    tokenEndpoint: `${url}/token`,
+    defaultLogin: opts.defaultLogin ?? "alice@example.com",
     get currentKid() {
       return current().kid;
     },

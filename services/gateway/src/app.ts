@@ -21,6 +21,7 @@ import type { Realtime } from "./realtime/server";
 import { transcriptWriteRoutes } from "./routes/transcripts-write";
 import { inputGuard } from "./http/params";
 import { webAppRoutes } from "./routes/web-app";
+import { appConfigRoutes } from "./routes/app-config";
 
 /** `realtime` adds the WebSocket upgrades (the service passes it; without it the paths answer plain GETs only). */
 export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<AppEnv> {
@@ -70,6 +71,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
   realtimeRoutes(app, realtime);
   transcriptReadRoutes(app);
   transcriptWriteRoutes(app);
+  appConfigRoutes(app, deps.config, deps.log);
   // Last: its SPA fallback answers every GET no API route took.
   webAppRoutes(app);
   return app;

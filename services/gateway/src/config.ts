@@ -81,6 +81,15 @@ export const GatewayConfig = z.object({
     "jwt: a token with an unknown key id refetches the JWKS at most once per this many seconds",
   ),
   AUTH_JWT_JWKS_TIMEOUT_MS: envInt(5000, 100).describe("jwt: deadline of a JWKS request"),
+  OIDC_ISSUER: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "jwt: the identity provider's issuer URL; set (with OIDC_CLIENT_ID), the web app signs in through it (authorization code + PKCE; endpoints from its /.well-known/openid-configuration)",
+    ),
+  OIDC_CLIENT_ID: optional.describe("jwt: the web app's OAuth client id at the identity provider (a public client: no secret)"),
+  OIDC_SCOPE: z.string().default("openid email profile").describe("jwt: scopes the web app asks the identity provider for"),
+  OIDC_PROVIDER_NAME: z.string().default("single sign-on").describe("jwt: the provider's name on the web app's \"Sign in with …\" button"),
 
   ADMIN_EMAIL: optional.describe("password: e-mail (login name) of the user created or updated at start-up"),
   ADMIN_PASSWORD_HASH: optional
@@ -129,6 +138,12 @@ export function authConfigProblems(config: GatewayConfig): string[] {
     if (config.AUTH_JWT_JWKS_URL && config.AUTH_JWT_PUBLIC_KEY) {
       problems.push("AUTH_JWT_JWKS_URL and AUTH_JWT_PUBLIC_KEY: set only one of them");
     }
+  }
+  if (Boolean(config.OIDC_ISSUER) !== Boolean(config.OIDC_CLIENT_ID)) {
+    problems.push("OIDC_ISSUER and OIDC_CLIENT_ID: the web app's identity-provider sign-in needs both (one is not set)");
+  }
+  if (config.OIDC_ISSUER && config.AUTH_BACKEND !== "jwt") {
+    problems.push(`OIDC_ISSUER: only AUTH_BACKEND=jwt accepts the identity provider's tokens (AUTH_BACKEND is ${config.AUTH_BACKEND})`);
   }
   if (config.AUTH_BACKEND === "password") {
     if (config.ADMIN_PASSWORD_HASH && config.ADMIN_PASSWORD) {

@@ -4,6 +4,7 @@ import { render } from "preact";
 import { lazy, Suspense } from "preact/compat";
 import { Link, Route, Switch, useLocation } from "wouter-preact";
 import { session } from "./api";
+import { useAppConfig } from "./app-config";
 import { SignIn } from "./pages/sign-in";
 import { TranscriptList } from "./pages/transcript-list";
 
@@ -12,9 +13,13 @@ const TranscriptPage = lazy(() => import("./pages/transcript-page").then((m) => 
 const Rooms = lazy(() => import("./pages/rooms").then((m) => m.Rooms));
 const RoomPage = lazy(() => import("./pages/room-page").then((m) => m.RoomPage));
 const ApiKeys = lazy(() => import("./pages/api-keys").then((m) => m.ApiKeys));
+const Upload = lazy(() => import("./pages/upload").then((m) => m.Upload));
+const LiveRecording = lazy(() => import("./pages/live").then((m) => m.LiveRecording));
+const AuthCallback = lazy(() => import("./pages/auth-callback").then((m) => m.AuthCallback));
 
 function Nav() {
   const [, navigate] = useLocation();
+  const config = useAppConfig();
   return (
     <nav class="container">
       <ul>
@@ -35,7 +40,14 @@ function Nav() {
           <Link href="/api-keys">API keys</Link>
         </li>
         <li>
-          {session.token() ? (
+          <Link href="/upload">Upload</Link>
+        </li>
+        <li>
+          <Link href="/live">Record</Link>
+        </li>
+        <li>
+          {/* AUTH_BACKEND=none has no accounts: nothing to sign in to. */}
+          {config?.auth_backend === "none" ? null : session.token() ? (
             <button
               class="outline secondary"
               onClick={() => {
@@ -62,6 +74,9 @@ function App() {
         <Suspense fallback={<p aria-busy="true">Loading…</p>}>
           <Switch>
             <Route path="/signin" component={SignIn} />
+            <Route path="/auth/callback" component={AuthCallback} />
+            <Route path="/upload" component={Upload} />
+            <Route path="/live" component={LiveRecording} />
             <Route path="/transcripts/:id">{(params) => <TranscriptPage id={params.id} />}</Route>
             <Route path="/transcripts" component={TranscriptList} />
             <Route path="/" component={TranscriptList} />

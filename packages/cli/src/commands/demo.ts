@@ -299,8 +299,9 @@ export function demoOptions(
   if (!Number.isFinite(timeout) || timeout <= 0)
     throw new DemoError(`--timeout: expected seconds, got ${JSON.stringify(flags.timeout ?? env.DEMO_TIMEOUT_SECONDS)}`);
   const token = flags.token ?? env.SCRIBE_TOKEN;
+  const apiUrl = pick("url", "SCRIBE_URL", `http://127.0.0.1:${env.PORT || DEV_DEFAULTS.PORT}`).replace(/\/$/, "");
   return {
-    apiUrl: pick("url", "SCRIBE_URL", `http://127.0.0.1:${env.PORT || DEV_DEFAULTS.PORT}`).replace(/\/$/, ""),
+    apiUrl,
     simulatorUrl: pick(
       "simulator",
       "DAILY_SIMULATOR_URL",
@@ -310,7 +311,8 @@ export function demoOptions(
     email: pick("email", "ADMIN_EMAIL", DEV_DEFAULTS.ADMIN_EMAIL),
     password: pick("password", "ADMIN_PASSWORD", DEV_DEFAULTS.ADMIN_PASSWORD),
     ...(token ? { token } : {}),
-    uiBaseUrl: pick("ui", "UI_BASE_URL", "http://localhost:3000"),
+    // The gateway serves the web app, so the transcript opens where the API is unless told otherwise.
+    uiBaseUrl: pick("ui", "UI_BASE_URL", apiUrl),
     roomName: pick("room", "DEMO_ROOM", `demo-${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}`),
     timeoutMs: timeout * 1000,
     pollMs: 2000,

@@ -97,6 +97,8 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
     SECRET_KEY: randomBytes(32).toString("hex"),
     ...storageEnv,
     AUTH_BACKEND: auth,
+    // The gateway's own address, so links (UI_BASE_URL follows BASE_URL) open the app it serves.
+    ...(!given.BASE_URL && given.PORT !== "0" ? { BASE_URL: `http://127.0.0.1:${given.PORT ?? DEV_DEFAULTS.PORT}` } : {}),
     ...(admin ? { ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password } : {}),
     // The platforms are the simulators, whatever the environment says about the real ones.
     ...platformEnv(daily, whereby),
@@ -127,6 +129,7 @@ export async function startDevStack(env: Env, services: string[] = []): Promise<
     return [
       "Scribe dev stack is up",
       row("API", apiUrl ? `${apiUrl}   (/docs, /openapi.json, /health)` : "(gateway not started)"),
+      ...(apiUrl ? [row("web app", `${apiUrl}/`)] : []),
       row("ops", running.opsPort ? `http://127.0.0.1:${running.opsPort}/livez|readyz|metrics` : "(off)"),
       row("sign in", signIn),
       row("Daily sim", `${daily.url}   control API ${daily.controlUrl}   (bearer ${daily.apiKey})`),

@@ -1,9 +1,54 @@
-// Password sign-in (AUTH_BACKEND=password): POST /v1/auth/login, keep the token, go to the list.
+// Sign-in for the gateway's auth mode: the password form (POST /v1/auth/login), the identity
+// provider's login page (authorization code + PKCE), or nothing at all with AUTH_BACKEND=none.
 import { useState } from "preact/hooks";
-import { useLocation } from "wouter-preact";
+import { Link, useLocation } from "wouter-preact";
 import { api, describeError, session } from "../api";
+import { useAppConfig, type AppConfig } from "../app-config";
+import { beginSignIn } from "../oidc";
 
 export function SignIn() {
+  const config = useAppConfig();
+  if (!config) return <article aria-busy="true">Loading…</article>;
+  if (config.auth_backend === "password") return <PasswordSignIn />;
+  if (config.auth_backend === "jwt") return <ProviderSignIn config={config} />;
+  return (
+    <article>
+      <h1>No sign-in needed</h1>
+      <p>This Scribe needs no account: everyone uses it as a guest.</p>
+      <Link href="/transcripts">Go to the transcripts</Link>
+    </article>
+  );
+}
+
+function ProviderSignIn({ config }: { config: AppConfig }) {
+  const [busy, setBusy] = useState(false);
+  const oidc = config.oidc;
+  return (
+    <article>
+      <h1>Sign in</h1>
+      {oidc ? (
+        <button
+          aria-busy={busy}
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void beginSignIn(oidc, "/transcripts");
+          }}
+        >
+          Sign in with {oidc.provider_name}
+        </button>
+      ) : (
+        <p role="alert">
+          {config.oidc_unavailable
+            ? "The identity provider cannot be reached right now. Please try again in a moment."
+            : "This Scribe accepts identity-provider tokens, but no sign-in page is configured (OIDC_ISSUER, OIDC_CLIENT_ID). Use the API with your provider's token."}
+        </p>
+      )}
+    </article>
+  );
+}
+
+function PasswordSignIn() {
   const [, navigate] = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");

@@ -5,6 +5,7 @@ import { Link } from "wouter-preact";
 import type { Schemas } from "@scribe/client";
 import { api, describeError } from "../api";
 import { Highlighted } from "../highlight";
+import { useLiveStatuses } from "../live-statuses";
 
 const PAGE_SIZE = 20;
 type Kind = Schemas["SourceKind"] | "";
@@ -20,6 +21,7 @@ export function TranscriptList() {
   const [page, setPage] = useState<Schemas["SearchResponse"] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  const liveStatus = useLiveStatuses(page?.results ?? []);
 
   useEffect(() => {
     void api.GET("/v1/rooms", { params: { query: { size: 100 } } }).then(({ data }) => setRooms(data?.items ?? []));
@@ -99,7 +101,9 @@ export function TranscriptList() {
             <Link href={`/transcripts/${t.id}`}>
               <strong>{t.title ? <Highlighted text={t.title} query={submitted} /> : "Untitled transcript"}</strong>
             </Link>{" "}
-            <span class={`status status-${t.status}`}>{t.status}</span>
+            <span class={`status status-${liveStatus[t.id] ?? t.status}`} data-status={liveStatus[t.id] ?? t.status}>
+              {liveStatus[t.id] ?? t.status}
+            </span>
           </header>
           <small>
             {new Date(t.created_at).toLocaleString()}

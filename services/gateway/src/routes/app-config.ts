@@ -1,0 +1,84 @@
+// GET /app-config.json: what the web app needs to know before it can sign anyone in — the auth mode
+// and, with an identity provider configured (OIDC_ISSUER + OIDC_CLIENT_ID), the provider's
+// authorization and token endpoints, found through its OpenID discovery document. Outside /v1 so the
+// API's own shapes (/v1/config) stay as api.md has them.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Logger } from "@scribe/kit";
+import { z } from "zod";
+import type { GatewayConfig } from "../config";
+import type { AppEnv } from "../http/context";
+
+export interface AppConfig {
+  auth_backend: GatewayConfig["AUTH_BACKEND"];
+  /** null: no identity-provider sign-in (not configured, or its discovery document is unreachable now). */
+  oidc: {
+    provider_name: string;
+    client_id: string;
+    scope: string;
+    issuer: string;
+    authorization_endpoint: string;
+    token_endpoint: string;
+  } | null;
+  /** The provider is configured but could not be reached: the app says so instead of offering nothing. */
+  oidc_unavailable?: true;
+  /** The upload limits (UPLOAD_MAX_CHUNK_BYTES, UPLOAD_MAX_CHUNKS), so the app sizes its chunks to fit. */
+  upload: { max_chunk_bytes: number; max_chunks: number };
+}
+
+const Discovery = z.object({
+  issuer: z.string(),
+  authorization_endpoint: z.url(),
+  token_endpoint: z.url(),
+});
+type Discovery = z.infer<typeof Discovery>;
+
+/** A good discovery document is kept this long; a failed fetch is retried on the next request. */
+const DISCOVERY_CACHE_MS = 10 * 60_000;
+const DISCOVERY_TIMEOUT_MS = 5000;
+
+/** `<issuer>/.well-known/openid-configuration` (OIDC Discovery §4: appended to the issuer's path). */
+export function discoveryUrl(issuer: string): string {
+  return `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
+}
+
+function discoveryCache(issuer: string, log: Logger): () => Promise<Discovery | null> {
+  let cached: { value: Discovery; until: number } | null = null;
+  return async () => {
+    if (cached && cached.until > Date.now()) return cached.value;
+    try {
+      const res = await fetch(discoveryUrl(issuer), { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const value = Discovery.parse(await res.json());
+      cached = { value, until: Date.now() + DISCOVERY_CACHE_MS };
+      return value;
+    } catch (e) {
+      log.error({ err: e, issuer }, "identity provider discovery failed");
+      return null;
+    }
+  };
+}
+
+export function appConfigRoutes(app: OpenAPIHono<AppEnv>, config: GatewayConfig, log: Logger): void {
+  const discover = config.OIDC_ISSUER && config.OIDC_CLIENT_ID ? discoveryCache(config.OIDC_ISSUER, log) : null;
+  app.get("/app-config.json", async (c) => {
+    const body: AppConfig = {
+      auth_backend: config.AUTH_BACKEND,
+      oidc: null,
+      upload: { max_chunk_bytes: config.UPLOAD_MAX_CHUNK_BYTES, max_chunks: config.UPLOAD_MAX_CHUNKS },
+    };
+    if (discover) {
+      const found = await discover();
+      if (found)
+        body.oidc = {
+          provider_name: config.OIDC_PROVIDER_NAME,
+          client_id: config.OIDC_CLIENT_ID!,
+          scope: config.OIDC_SCOPE,
+          issuer: found.issuer,
+          authorization_endpoint: found.authorization_endpoint,
+          token_endpoint: found.token_endpoint,
+        };
+      else body.oidc_unavailable = true;
+    }
+    return c.json(body, 200, { "cache-control": "no-cache" });
+  });
+}

@@ -1,0 +1,195 @@
+// The web app's Upload and Live recording pages in a real browser, signed in through the identity
+// provider (AUTH_BACKEND=jwt, the simulator): a synthesised meeting is uploaded with a progress bar,
+// the page shows its processing status as it changes and opens the finished transcript with the
+// spoken words; a file without audio is refused with the API's message. A fake microphone playing
+// synthesised speech records on /live: the words appear while it records, the transcripts list
+// shows that transcript's status change without a reload, and Stop ends it.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { vocabularyShare } from "@scribe/ai";
+import { liveDictation, startIdp, synthesizeMeeting, twoSpeakerStandup, type IdpSimulator } from "@scribe/simulators";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWebApp, fakeMicrophoneFlags, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
+import { startSystem, type TestSystem } from "./support/system";
+import { signInWithProvider, storedToken } from "./support/web-sign-in";
+
+const PROCESSING_MS = 300_000;
+
+let idp: IdpSimulator;
+let sys: TestSystem;
+let browser: Browser;
+let storageRoot: string;
+let meetingWav: string;
+let meetingWords: string;
+let dictated: string;
+
+beforeAll(async () => {
+  buildWebApp();
+  storageRoot = await mkdtemp(join(tmpdir(), "scribe-web-upload-"));
+  idp = await startIdp();
+  const [meeting, dictation] = await Promise.all([synthesizeMeeting(twoSpeakerStandup), synthesizeMeeting(liveDictation)]);
+  meetingWav = meeting.mixPath;
+  meetingWords = meeting.truth.words.join(" ");
+  dictated = dictation.truth.words.join(" ");
+  sys = await startSystem({
+    label: "webupload",
+    services: ["rooms", "recordings", "projection", "transcription", "search", "gateway"],
+    auth: "jwt",
+    idp,
+    env: { STORAGE_LOCAL_ROOT: storageRoot, LIVE_RECOVERY_INTERVAL_MS: "0", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId },
+  });
+  // One browser for every test: the fake microphone only matters where a page asks for it.
+  browser = await launchChromium(fakeMicrophoneFlags(dictation.mixPath));
+}, 240_000);
+afterAll(async () => {
+  await browser?.close();
+  await sys?.stop();
+  await idp?.close();
+  await rm(storageRoot, { recursive: true, force: true });
+}, 60_000);
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-mobile.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * What the page shows as it changes, recorded in the page itself (the app navigates without reloads,
+ * so the record survives): "uploading" while the upload progress bar is there, then every status
+ * the badge shows, in order.
+ */
+async function recordStatuses(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const g = globalThis as unknown as {
+      seenStatuses: string[];
+      document: { querySelector(s: string): { getAttribute(a: string): string | null } | null; body: unknown };
+      MutationObserver: new (cb: () => void) => { observe(target: unknown, opts: Record<string, boolean>): void };
+    };
+    g.seenStatuses = [];
+    const note = () => {
+      const value = g.document.querySelector("progress[aria-label='Upload progress']")
+        ? "uploading"
+        : g.document.querySelector("[data-status]")?.getAttribute("data-status");
+      if (value && g.seenStatuses[g.seenStatuses.length - 1] !== value) g.seenStatuses.push(value);
+    };
+    new g.MutationObserver(note).observe(g.document.body, { subtree: true, childList: true, attributes: true });
+    note();
+  });
+}
+const seenStatuses = (page: Page) => page.evaluate(() => (globalThis as unknown as { seenStatuses: string[] }).seenStatuses);
+
+describe("Upload", () => {
+  it(
+    "uploads a meeting with progress, shows its processing live and opens the transcript with the spoken words",
+    async () => {
+      const { page, problems } = await watchedPage(browser);
+      await signInWithProvider(page, sys.baseUrl);
+      await page.getByRole("link", { name: "Upload" }).click();
+      await page.getByLabel("Audio or video file").waitFor();
+      await screenshots(page, "upload");
+
+      await page.getByLabel("Audio or video file").setInputFiles(meetingWav);
+      await page.getByLabel("Name").fill("Launch stand-up");
+      await recordStatuses(page);
+      await page.getByRole("button", { name: "Upload" }).click();
+      await page.waitForURL(/\/transcripts\/[^/]+$/, { timeout: PROCESSING_MS });
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      // The page showed the upload's progress, then the processing status as it changed, up to done.
+      const seen = await seenStatuses(page);
+      expect(seen[0]).toBe("uploading");
+      expect(seen).toContain("processing");
+      expect(seen.indexOf("ended")).toBeGreaterThan(seen.indexOf("processing"));
+      // The transcript page shows what was said.
+      const main = page.locator("main");
+      await expect
+        .poll(async () => vocabularyShare(meetingWords, (await main.textContent()) ?? ""), { timeout: 60_000 })
+        .toBeGreaterThanOrEqual(0.5);
+      const token = await storedToken(page);
+      const t = await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(t).toMatchObject({ status: "ended", name: "Launch stand-up", source_kind: "file" });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    PROCESSING_MS + 120_000,
+  );
+
+  it("refuses a file without audio with the API's message", async () => {
+    const { page } = await watchedPage(browser);
+    await signInWithProvider(page, sys.baseUrl);
+    const notes = join(storageRoot, "notes.txt");
+    await writeFile(notes, "these are meeting notes, not a recording\n".repeat(50));
+    await page.goto(`${sys.baseUrl}/upload`);
+    await page.getByLabel("Audio or video file").setInputFiles(notes);
+    await page.getByRole("button", { name: "Upload" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 60_000 });
+    // The API's own sentence, not a generic failure.
+    expect(await alert.textContent()).toMatch(/^(Unsupported file format|File has no audio stream)/);
+    await page.close();
+  }, 120_000);
+});
+
+describe("Live recording", () => {
+  it(
+    "shows the words while the microphone records, the list follows its status, and Stop ends it",
+    async () => {
+      const { page, problems } = await watchedPage(browser);
+      await signInWithProvider(page, sys.baseUrl);
+      await page.getByRole("link", { name: "Record" }).click();
+      await page.getByRole("button", { name: "Start recording" }).waitFor();
+      await screenshots(page, "live");
+
+      await page.getByLabel("Name").fill("Dictation");
+      await page.getByRole("button", { name: "Start recording" }).click();
+      await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 60_000 });
+      const heard = page.locator(".live-words p");
+      await expect.poll(async () => heard.count(), { timeout: PROCESSING_MS }).toBeGreaterThanOrEqual(3);
+      const shown = (await heard.allTextContents()).join(" ");
+      expect(vocabularyShare(shown, dictated), shown).toBeGreaterThanOrEqual(0.5);
+      await screenshots(page, "live-recording");
+
+      // Meanwhile, the list (another tab) shows it recording, and follows its status without a reload.
+      const list = await watchedPage(browser);
+      const token = await storedToken(page);
+      // The list reads the search index, which follows the transcript's events: wait until it has it.
+      let id: string | undefined;
+      await expect
+        .poll(
+          async () => {
+            const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=`, { headers: { authorization: `Bearer ${token}` } });
+            id = ((await res.json()) as { results: { id: string; source_kind: string }[] }).results.find(
+              (r) => r.source_kind === "live",
+            )?.id;
+            return id;
+          },
+          { timeout: 60_000 },
+        )
+        .toBeDefined();
+      await list.page.addInitScript(
+        (t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("scribe.token", t),
+        token!,
+      );
+      await list.page.goto(`${sys.baseUrl}/transcripts`);
+      const badge = list.page.locator(`article[data-transcript-id="${id}"] [data-status]`);
+      expect(await badge.getAttribute("data-status")).toBe("recording");
+      await recordStatuses(list.page);
+
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.waitForURL(`${sys.baseUrl}/transcripts/${id}`, { timeout: PROCESSING_MS });
+      await expect.poll(async () => badge.getAttribute("data-status"), { timeout: PROCESSING_MS }).toBe("ended");
+      // Still the same document (its record is there): the badge changed without a reload.
+      const seen = await seenStatuses(list.page);
+      expect(seen[0]).toBe("recording");
+      expect(seen[seen.length - 1]).toBe("ended");
+      expect(list.problems).toEqual([]);
+      expect(problems).toEqual([]);
+      await list.page.close();
+      await page.close();
+    },
+    2 * PROCESSING_MS + 120_000,
+  );
+});
