@@ -44,12 +44,12 @@ export function discoveryUrl(issuer: string): string {
 function discoveryCache(issuer: string, log: Logger): () => Promise<Discovery | null> {
   let cached: { value: Discovery; until: number } | null = null;
   return async () => {
-    if (cached && cached.until > Date.now()) return cached.value;
+    if (cached && cached.until > performance.now()) return cached.value;
     try {
       const res = await fetch(discoveryUrl(issuer), { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const value = Discovery.parse(await res.json());
-      cached = { value, until: Date.now() + DISCOVERY_CACHE_MS };
+      cached = { value, until: performance.now() + DISCOVERY_CACHE_MS };
       return value;
     } catch (e) {
       log.error({ err: e, issuer }, "identity provider discovery failed");
