@@ -103,7 +103,7 @@ const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 function loginForm(params: URLSearchParams, email: string): string {
   const hidden = [...params.entries()].map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join("");
   return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Identity provider simulator</title>
+<title>Identity provider simulator</title><link rel="icon" href="data:,">
 <body style="font-family:sans-serif;max-width:24rem;margin:3rem auto;padding:0 1rem">
 <h1>Sign in</h1><p>Identity provider simulator: any e-mail signs in.</p>
 <form method="post" action="/authorize">${hidden}
