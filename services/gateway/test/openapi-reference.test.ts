@@ -133,3 +133,81 @@ describe("/docs", () => {
     expect(served).toEqual(JSON.parse(JSON.stringify(document)));
   });
 });
+
+// Every operationId api.md names (LiveKit's webhook is out of scope there), copied from it: the wire
+// contract Scribe keeps, so a client generated from the reference finds each one here.
+const CONTRACT_OPERATIONS = [
+  "v1_add_email_recipient",
+  "v1_create_api_key",
+  "v1_delete_api_key",
+  "v1_get_config",
+  "v1_list_api_keys",
+  "v1_login",
+  "v1_meeting_audio_consent",
+  "v1_meeting_deactivate",
+  "v1_rooms_create",
+  "v1_rooms_create_meeting",
+  "v1_rooms_delete",
+  "v1_rooms_get",
+  "v1_rooms_get_by_name",
+  "v1_rooms_get_meeting",
+  "v1_rooms_ics_status",
+  "v1_rooms_join_meeting",
+  "v1_rooms_list",
+  "v1_rooms_list_active_meetings",
+  "v1_rooms_list_meetings",
+  "v1_rooms_list_upcoming_meetings",
+  "v1_rooms_sync_ics",
+  "v1_rooms_test_webhook",
+  "v1_rooms_update",
+  "v1_start_recording",
+  "v1_transcript_add_participant",
+  "v1_transcript_assign_speaker",
+  "v1_transcript_delete",
+  "v1_transcript_delete_participant",
+  "v1_transcript_destroy",
+  "v1_transcript_download_zip",
+  "v1_transcript_get",
+  "v1_transcript_get_audio_mp3",
+  "v1_transcript_get_audio_waveform",
+  "v1_transcript_get_participant",
+  "v1_transcript_get_participants",
+  "v1_transcript_get_topics",
+  "v1_transcript_get_topics_with_words",
+  "v1_transcript_get_topics_with_words_per_speaker",
+  "v1_transcript_get_video_url",
+  "v1_transcript_get_websocket_events",
+  "v1_transcript_head_audio_mp3",
+  "v1_transcript_merge_speaker",
+  "v1_transcript_post_to_zulip",
+  "v1_transcript_process",
+  "v1_transcript_record_upload",
+  "v1_transcript_record_webrtc",
+  "v1_transcript_restore",
+  "v1_transcript_send_email",
+  "v1_transcript_update",
+  "v1_transcript_update_participant",
+  "v1_transcripts_create",
+  "v1_transcripts_list",
+  "v1_transcripts_search",
+  "v1_user_get_websocket_events",
+  "v1_user_me",
+  "v1_webhook",
+  "v1_whereby_webhook",
+  "v1_zulip_get_streams",
+  "v1_zulip_get_topics",
+];
+
+describe("the operations of the wire contract", () => {
+  it("are all in the OpenAPI document, under api.md's operationIds", () => {
+    const ids = new Set(operations.map((o) => o.operation.operationId));
+    expect(CONTRACT_OPERATIONS.filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it("takes the live recording's offer as the RtcOffer component", () => {
+    const webrtc = document.paths["/v1/transcripts/{transcript_id}/record/webrtc"]!.post!;
+    expect(webrtc.operationId).toBe("v1_transcript_record_webrtc");
+    expect(JSON.stringify(webrtc.requestBody)).toContain("#/components/schemas/RtcOffer");
+    expect(document.components.schemas.RtcOffer).toMatchObject({ properties: { sdp: {}, type: {} } });
+  });
+});
