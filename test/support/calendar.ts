@@ -10,10 +10,15 @@ import { eventually } from "@scribe/kit/testing";
 import icalGen, { type ICalAttendeeData, type ICalEventData } from "ical-generator";
 import type { Client, TestSystem } from "./system";
 
-/** Calendar settings of test systems: feeds on loopback, jobs driven by the tests. */
-export const CALENDAR_TEST_ENV = { ALLOW_PRIVATE_URLS: "true", ICS_SYNC_TICK_SECONDS: "0", CALENDAR_MEETINGS_TICK_SECONDS: "0" };
-/** UI_BASE_URL's default: events whose location is `<this>/<room>` belong to the room. */
+/** The web app's address in test systems: events whose location is `<this>/<room>` belong to the room. */
 export const UI_BASE_URL = "http://localhost:3000";
+/** Calendar settings of test systems: feeds on loopback, jobs driven by the tests, rooms matched by UI_BASE_URL. */
+export const CALENDAR_TEST_ENV = {
+  ALLOW_PRIVATE_URLS: "true",
+  ICS_SYNC_TICK_SECONDS: "0",
+  CALENDAR_MEETINGS_TICK_SECONDS: "0",
+  UI_BASE_URL,
+};
 export const roomLocation = (name: string) => `${UI_BASE_URL}/${name}`;
 
 /** What the calendar service's start() returns: its operations, each taking `now`. */
