@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { api, describeError } from "../api";
 import { ProcessingStatus, useTranscriptStatus } from "../components/processing-status";
-import { LANGUAGES } from "./upload";
+import { TranscriptFields } from "../components/transcript-fields";
 
 interface Recorder {
   pc: RTCPeerConnection;
@@ -129,27 +129,14 @@ export function LiveRecording() {
       {phase === "ready" || phase === "starting" ? (
         <form onSubmit={(e) => void start(e)}>
           <p>Scribe transcribes what your microphone hears while you speak; stop when you are done.</p>
-          <div class="grid">
-            <label>
-              Name
-              <input name="name" value={name} placeholder="Stand-up" onInput={(e) => setName(e.currentTarget.value)} />
-            </label>
-            <label>
-              Spoken language
-              <select name="language" value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
-                {LANGUAGES.map(([code, label]) => (
-                  <option key={code} value={code}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
-          {error && (
-            <p role="alert" class="error">
-              {error}
-            </p>
-          )}
+          <TranscriptFields
+            name={name}
+            onName={setName}
+            language={language}
+            onLanguage={setLanguage}
+            namePlaceholder="Stand-up"
+            error={error}
+          />
           <button type="submit" aria-busy={phase === "starting"} disabled={phase === "starting"}>
             Start recording
           </button>

@@ -5,17 +5,8 @@ import { useLocation } from "wouter-preact";
 import { api, describeError } from "../api";
 import { appConfig } from "../app-config";
 import { ProcessingStatus, useTranscriptStatus } from "../components/processing-status";
+import { TranscriptFields } from "../components/transcript-fields";
 import { formatBytes, planChunks, uploadFile, UploadError } from "../upload";
-
-export const LANGUAGES: [code: string, name: string][] = [
-  ["en", "English"],
-  ["de", "German"],
-  ["fr", "French"],
-  ["es", "Spanish"],
-  ["it", "Italian"],
-  ["nl", "Dutch"],
-  ["pt", "Portuguese"],
-];
 
 type Phase = { step: "choose" } | { step: "uploading"; id: string; progress: number } | { step: "processing"; id: string };
 
@@ -94,27 +85,14 @@ export function Upload() {
               {file ? `${file.name}, ${formatBytes(file.size)}` : "MP3, WAV, M4A, OGG, WebM, MP4 and most other formats."}
             </small>
           </label>
-          <div class="grid">
-            <label>
-              Name
-              <input name="name" value={name} placeholder="Team meeting" onInput={(e) => setName(e.currentTarget.value)} />
-            </label>
-            <label>
-              Spoken language
-              <select name="language" value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
-                {LANGUAGES.map(([code, label]) => (
-                  <option key={code} value={code}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
-          {error && (
-            <p role="alert" class="error">
-              {error}
-            </p>
-          )}
+          <TranscriptFields
+            name={name}
+            onName={setName}
+            language={language}
+            onLanguage={setLanguage}
+            namePlaceholder="Team meeting"
+            error={error}
+          />
           <button type="submit">Upload</button>
         </form>
       )}
