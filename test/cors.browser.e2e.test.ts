@@ -45,7 +45,7 @@ describe("CORS", () => {
     );
     expect(seen.status).toBe(200);
     expect(seen.versions).toMatch(/^room:id:[0-9a-f-]{36}=1,room:name:cors-room=1$/);
-    expect(seen.requestId).toBeTruthy();
+    expect(seen.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     await page.close();
   });
 });
