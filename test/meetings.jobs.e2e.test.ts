@@ -49,11 +49,15 @@ describe("meeting processing with two workers", () => {
     const processed = [...a.processed, ...b.processed];
     expect([...processed].sort()).toEqual([...ids].sort());
     expect(new Set(processed).size).toBe(ids.length);
-    expect(a.skipped.length + b.skipped.length).toBe(ids.length);
-    expect([...a.skipped, ...b.skipped].sort()).toEqual([...ids].sort());
+    // A meeting still active is listed by both workers, so the one that comes second skips it. A
+    // meeting the first worker deactivated may already be gone from the second worker's list.
+    const skipped = [...a.skipped, ...b.skipped];
+    expect(skipped.filter((id) => ids.slice(2).includes(id)).sort()).toEqual(ids.slice(2).sort());
+    expect(new Set(skipped).size).toBe(skipped.length);
+    expect(skipped.length).toBeGreaterThanOrEqual(ids.length - 2);
     expect([...a.deactivated, ...b.deactivated].sort()).toEqual(ids.slice(0, 2).sort());
     expect([...a.failed, ...b.failed]).toEqual([]);
-    expect((await skippedMetric()) - before).toBe(ids.length);
+    expect((await skippedMetric()) - before).toBe(skipped.length);
 
     // The next round (a later start) processes the still-active meetings once more, again once each.
     const later = new Date(now.getTime() + 1000);

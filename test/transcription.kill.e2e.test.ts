@@ -9,6 +9,7 @@ import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { threeSpeakerSync, synthesizeMeeting } from "@scribe/simulators";
+import { consumerCaughtUp } from "./support/media";
 import { deliveriesOf, notifierCaughtUp, notifierDb } from "./support/notifier";
 import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
@@ -80,6 +81,11 @@ describe("the transcription service killed during a multitrack run", () => {
     async () => {
       const fx = await synthesizeMeeting(threeSpeakerSync);
       service = startTranscription();
+      // Its consumer takes only recordings announced after it exists: record once it is there.
+      await eventually(() => consumerCaughtUp(sys.prefix, "RECORDINGS", "transcription.recordings").catch(() => false), {
+        timeoutMs: 60_000,
+        message: "the transcription service consuming recordings",
+      });
       const rec = await recordMeeting(sys, alice, "killed", fx, { webhook_url: receiver.url });
       webhookSecret = (await (await alice(`/v1/rooms/${rec.roomId}`)).json()).webhook_secret;
       const id = await transcriptOfRoom(alice, rec.roomId);
