@@ -2,10 +2,10 @@
 // the aggregate the events evolve to is saved (only the parts they touched) and the published ones
 // go to the outbox. Nothing here decides: no events, no write.
 import { makeEvent, type OutgoingEvent } from "@scribe/contracts";
-import { emit, type Db } from "@scribe/kit";
+import type { Db } from "@scribe/kit";
 import { decide, evolve, isPublished, type TranscriptCommand, type TranscriptEvent } from "./domain/decider";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
-import { deleteTranscript, insertTranscript, saveChanges, type ChangedParts } from "./store";
+import { deleteTranscript, emitEvents, insertTranscript, saveChanges, type ChangedParts } from "./store";
 
 export const SOURCE = "scribe/transcription";
 
@@ -35,11 +35,14 @@ function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
 export async function persist(tx: Db, before: Aggregate | null, events: readonly TranscriptEvent[]): Promise<Aggregate | null> {
   if (events.length === 0) return before;
   const after = events.reduce<Aggregate | null>(evolve, before);
-  if (!before && after) await insertTranscript(tx, after);
-  else if (before && !after) await deleteTranscript(tx, before.state.id);
-  else if (before && after) await saveChanges(tx, before, after, changedParts(events));
   const published: OutgoingEvent[] = events.filter(isPublished).map((e) => makeEvent(e.type, e.data, { source: SOURCE }));
-  if (published.length) await emit(tx, published);
+  const written = before
+    ? after
+      ? saveChanges(tx, before, after, changedParts(events))
+      : deleteTranscript(tx, before.state.id)
+    : insertTranscript(tx, after!);
+  // Both statements are sent at once (one round trip); they run in this order, so the outbox reads the row as written.
+  await Promise.all([written, emitEvents(tx, (after ?? before)!.state.id, published)]);
   return after;
 }
 

@@ -1,5 +1,5 @@
 // The pipelines' way to write the transcript (pipelines/port.ts): one transaction per call, the row
-// locked (with only the parts the call reads), the decider decides, `execute` commits. A call of a run
+// locked (with only the parts the call reads; never the WebVTT, which the outbox takes from the row), the decider decides, `execute` commits. A call of a run
 // that is not the transcript's current run changes nothing and gets false (the decider refuses it as
 // stale), so does a failure reported after the transcript ended; an unchanged value decides nothing.
 import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
@@ -20,7 +20,7 @@ export class DbTranscriptPort implements TranscriptPort {
   private run(transcriptId: string, command: TranscriptCommand & { run_id: string }): Promise<boolean> {
     const ctx = { transcriptId, runId: command.run_id, what: command.type };
     return this.sql.begin(async (tx) => {
-      const a = await loadTranscript(tx, transcriptId, { forUpdate: true, ...loads(command) });
+      const a = await loadTranscript(tx, transcriptId, { forUpdate: true, webvtt: false, ...loads(command) });
       if (!a) {
         this.log.warn(ctx, "pipeline call for a transcript that no longer exists");
         return false;

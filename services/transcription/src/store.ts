@@ -1,5 +1,7 @@
 // SQL of the transcription service's write side; nothing else in the service touches the transcript table.
+import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+import type { OutgoingEvent } from "@scribe/contracts";
 import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { z } from "zod";
@@ -38,6 +40,15 @@ const COLUMNS = [...STATE_COLUMNS, "topics", "events", "current_run_id", "comple
 type Column = (typeof COLUMNS)[number];
 type Row = Record<Column, unknown>;
 
+/**
+ * The state's WebVTT when a write did not read it (`loadTranscript(..., { webvtt: false })`): the
+ * WebVTT of a long transcript is hundreds of kilobytes that a write which does not change it need
+ * not fetch. `emitEvents` puts the stored WebVTT in its place inside the database. Random per
+ * process and starting with a NUL (which a text column cannot hold), so no content can spell it.
+ */
+export const WEBVTT_NOT_READ = `\u0000webvtt-not-read:${randomUUID()}`;
+const WEBVTT_NOT_READ_JSON = JSON.stringify(WEBVTT_NOT_READ);
+
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 const Topics = z.array(TopicRecord);
 const Events = z.array(z.object({ event: z.string(), data: z.record(z.string(), z.unknown()) }));
@@ -49,6 +60,7 @@ function toAggregate(row: Partial<Row>): Aggregate {
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     deleted_at: iso(row.deleted_at),
+    webvtt: row.webvtt === undefined ? WEBVTT_NOT_READ : row.webvtt,
     participants: z.array(StoredParticipant).parse(row.participants),
   });
   return {
@@ -122,20 +134,42 @@ export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, p
   await db`update transcript set ${db(set as Record<string, string | null>, ...columns)} where id = ${after.state.id}`;
 }
 
+/**
+ * Record `events` in the outbox (as kit's `emit`), in order. A payload that carries the unread
+ * WebVTT (WEBVTT_NOT_READ) gets the transcript's stored WebVTT spliced in by the database (JSON
+ * encoded by `to_json`, as JSON.stringify would), so the event is the same as if it had been read.
+ */
+export async function emitEvents(db: Db, transcriptId: string, events: readonly OutgoingEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db`insert into outbox (event_id, subject, payload)
+    select e.event_id, e.subject,
+      case when strpos(e.payload, ${WEBVTT_NOT_READ_JSON}) = 0 then e.payload
+        else replace(e.payload, ${WEBVTT_NOT_READ_JSON},
+          (select coalesce(to_json(t.webvtt)::text, 'null') from transcript t where t.id = ${transcriptId})) end
+    from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[],
+      ${events.map((e) => JSON.stringify(e.event))}::text[]) with ordinality as e(event_id, subject, payload, position)
+    order by e.position`;
+}
+
 export async function deleteTranscript(db: Db, id: string): Promise<void> {
   await db`delete from transcript where id = ${id}`;
 }
 
 /**
  * `forUpdate` locks the row: every change of one transcript is serialised, so versions never fork.
- * `topics: false` / `events: false` leave those (long) columns unread: null in the aggregate.
+ * `topics: false` / `events: false` leave those (long) columns unread: null in the aggregate;
+ * `webvtt: false` leaves the WebVTT unread: WEBVTT_NOT_READ in the state (see there).
  */
 export async function loadTranscript(
   db: Db,
   id: string,
-  opts: { forUpdate?: boolean; topics?: boolean; events?: boolean } = {},
+  opts: { forUpdate?: boolean; topics?: boolean; events?: boolean; webvtt?: boolean } = {},
 ): Promise<Aggregate | null> {
-  const columns = COLUMNS.filter((c) => (c !== "topics" || opts.topics !== false) && (c !== "events" || opts.events !== false));
+  const unread = new Set<Column>();
+  if (opts.topics === false) unread.add("topics");
+  if (opts.events === false) unread.add("events");
+  if (opts.webvtt === false) unread.add("webvtt");
+  const columns = COLUMNS.filter((c) => !unread.has(c));
   const rows = opts.forUpdate
     ? await db<Row[]>`select ${db(columns)} from transcript where id = ${id} for update`
     : await db<Row[]>`select ${db(columns)} from transcript where id = ${id}`;

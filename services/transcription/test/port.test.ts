@@ -106,6 +106,31 @@ describe("DbTranscriptPort", () => {
     });
   });
 
+  it("puts the stored WebVTT, which it does not read, in the events exactly as JSON.stringify would write it", async () => {
+    // Quotes, backslashes, control characters, non-ASCII, emoji and line separators: to_json must encode as JSON.stringify.
+    const webvtt = 'WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<v "Zoë" \\ 1>\t\u0001\u001f\u007f\u2028 naïve 👋 </v>';
+    await sql.begin(async (tx) =>
+      saveTranscript(tx, { ...(await loadTranscript(tx, id))!, state: { ...(await loadTranscript(tx, id))!.state, webvtt } }),
+    );
+    expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
+    expect(await port.complete(id, RUN)).toBe(true);
+    const payloads = (await sql<{ payload: string }[]>`delete from outbox returning seq, payload`).map((r) => r.payload);
+    expect(payloads).toHaveLength(3);
+    expect(payloads[0]).toContain(`"webvtt":${JSON.stringify(webvtt)}`);
+    expect(payloads[1]).toContain(`"webvtt":${JSON.stringify(webvtt)}`);
+    const [updated, completed] = payloads.map((p) => JSON.parse(p) as Emitted);
+    expect(updated!.data).toMatchObject({ title: "Weekly", webvtt });
+    expect(completed!.data).toMatchObject({ transcript: { status: "ended", webvtt } });
+    expect((await loadTranscript(sql, id))!.state.webvtt).toBe(webvtt);
+  });
+
+  it("announces a transcript without WebVTT with webvtt null", async () => {
+    expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
+    const [payload] = (await sql<{ payload: string }[]>`delete from outbox returning payload`).map((r) => r.payload);
+    expect(payload).toContain(`"webvtt":null`);
+    expect((JSON.parse(payload!) as Emitted).data).toMatchObject({ title: "Weekly", webvtt: null });
+  });
+
   it("ignores every call of a run that is not the current one (stale-run guard)", async () => {
     const before = await port.load(id);
     expect(await port.markProcessing(id, "old-run")).toBe(false);
