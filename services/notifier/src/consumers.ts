@@ -18,7 +18,7 @@ import {
   notifyWork,
   roomById,
   roomCopy,
-  upsertTranscript,
+  transcriptCopy,
   type NewDelivery,
 } from "./store";
 import type { z } from "zod";
@@ -115,11 +115,11 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "TRANSCRIPTS",
     deliverPolicy: "all",
     handlers: {
-      "transcript.created": async (tx, ev) => upsertTranscript(tx, ev.data),
-      "transcript.updated": async (tx, ev) => upsertTranscript(tx, ev.data),
-      "transcript.completed": async (tx, ev) => upsertTranscript(tx, ev.data.transcript),
+      "transcript.created": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data, false, rt.clock())),
+      "transcript.updated": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data, false, rt.clock())),
+      "transcript.completed": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data.transcript, false, rt.clock())),
       "transcript.destroyed": async (tx, ev) => {
-        await upsertTranscript(tx, ev.data.transcript, { destroyed: true });
+        await transcriptCopy.apply(tx, ev.data.transcript, true, rt.clock());
         // Nothing more about a destroyed transcript leaves Scribe (retention exists for privacy).
         await cancelPending(tx, ev.data.transcript.id, `the transcript was destroyed (${ev.data.reason})`);
       },

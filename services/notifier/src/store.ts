@@ -91,32 +91,49 @@ export async function meetingById(db: Db, id: string): Promise<MeetingCopy | nul
   return r ? MeetingRow.parse(r) : null;
 }
 
-/** Stores the transcript's facts unless a newer version is there; a destroyed one stays destroyed. */
-export async function upsertTranscript(db: Db, t: TranscriptState, opts: { destroyed?: boolean } = {}): Promise<void> {
-  await db`insert into transcript (id, version, user_id, room_id, meeting_id, recording_id, share_mode, created_at, deleted_at, destroyed_at)
-    values (${t.id}, ${t.version}, ${t.user_id}, ${t.room_id}, ${t.meeting_id}, ${t.recording_id}, ${t.share_mode}, ${t.created_at},
-      ${t.deleted_at}, ${opts.destroyed ? db`now()` : null})
-    on conflict (id) do update set version = excluded.version, user_id = excluded.user_id, room_id = excluded.room_id,
-      meeting_id = excluded.meeting_id, recording_id = excluded.recording_id, share_mode = excluded.share_mode,
-      created_at = excluded.created_at, deleted_at = excluded.deleted_at
-    where transcript.version < excluded.version and transcript.destroyed_at is null`;
-  if (opts.destroyed) await db`update transcript set destroyed_at = coalesce(destroyed_at, now()) where id = ${t.id}`;
-}
+/**
+ * The transcripts' facts; a destroyed transcript stays destroyed (destroyed_at, final: no later event
+ * changes it), a deleted one is only a state (deleted_at) and may be restored.
+ */
+export const transcriptCopy = defineEntityCopy<TranscriptFacts, TranscriptState, never>({
+  kind: "transcript",
+  table: "transcript",
+  columns: ["id", "version", "user_id", "room_id", "meeting_id", "recording_id", "share_mode", "created_at", "deleted_at", "deleted"],
+  lookups: ["id"],
+  finalAt: "destroyed_at",
+  rowOf: (t, deleted) => ({
+    id: t.id,
+    version: t.version,
+    user_id: t.user_id,
+    room_id: t.room_id,
+    meeting_id: t.meeting_id,
+    recording_id: t.recording_id,
+    share_mode: t.share_mode,
+    created_at: new Date(t.created_at),
+    deleted_at: t.deleted_at === null ? null : new Date(t.deleted_at),
+    deleted,
+  }),
+});
 
 export interface TranscriptFacts {
   id: string;
   version: number;
   user_id: string | null;
+  room_id: string | null;
   meeting_id: string | null;
+  share_mode: string;
   recording_id: string | null;
   created_at: Date;
   deleted_at: Date | null;
   destroyed_at: Date | null;
+  deleted: boolean;
 }
 
 export async function transcriptFacts(db: Db, id: string): Promise<TranscriptFacts | null> {
-  const [r] = await db<TranscriptFacts[]>`select id, version, user_id, meeting_id, recording_id, created_at, deleted_at, destroyed_at
-    from transcript where id = ${id}`;
+  const [r] = await db<
+    TranscriptFacts[]
+  >`select id, version, user_id, room_id, meeting_id, recording_id, share_mode, created_at, deleted_at,
+    destroyed_at, deleted from transcript where id = ${id}`;
   return r ?? null;
 }
 

@@ -5,7 +5,7 @@ import { emit, type ServiceRuntime } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { planPlatformRecording } from "./domain/recordings";
 import { requestTranscriptPurge } from "./destroyed";
-import { clearTopics, insertRecording, linkKnownTranscript, linkRecordingToTranscript, upsertTopic, upsertTranscript } from "./store";
+import { clearTopics, insertRecording, linkKnownTranscript, linkRecordingToTranscript, transcriptCopy, upsertTopic } from "./store";
 
 export const SOURCE = "scribe/recordings";
 
@@ -39,19 +39,20 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
     deliverPolicy: "all",
     handlers: {
       "transcript.created": async (tx, ev) => {
-        await upsertTranscript(tx, ev.data);
+        await transcriptCopy.apply(tx, ev.data, false, rt.clock());
         if (ev.data.recording_id) await linkRecordingToTranscript(tx, ev.data.recording_id, ev.data.id);
       },
       "transcript.updated": async (tx, ev) => {
-        await upsertTranscript(tx, ev.data);
+        await transcriptCopy.apply(tx, ev.data, false, rt.clock());
         if (ev.data.recording_id) await linkRecordingToTranscript(tx, ev.data.recording_id, ev.data.id);
       },
-      "transcript.completed": async (tx, ev) => upsertTranscript(tx, ev.data.transcript),
+      "transcript.completed": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data.transcript, false, rt.clock())),
       "transcript.topic.upserted": async (tx, ev) =>
         upsertTopic(tx, ev.data.transcript_id, ev.data.position, ev.data.version, ev.data.topic),
       "transcript.topics.cleared": async (tx, ev) => clearTopics(tx, ev.data.transcript_id, ev.data.version),
       // Everything of it goes: files in every storage, then the recording rows (see destroyed.ts).
-      "transcript.destroyed": async (tx, ev) => requestTranscriptPurge(tx, ev.data, rt.config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME),
+      "transcript.destroyed": async (tx, ev) =>
+        requestTranscriptPurge(tx, ev.data, rt.config.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME, rt.clock()),
     },
   });
 }

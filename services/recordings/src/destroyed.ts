@@ -19,9 +19,14 @@ import {
 const ALL_ROLES: FileRole[] = ["audio_track", "video_track", "file", "upload", "composed_video"];
 const BATCH = 20;
 
-export async function requestTranscriptPurge(tx: Tx, ev: z.infer<typeof TranscriptDestroyed>, transcriptsBucket: string): Promise<void> {
+export async function requestTranscriptPurge(
+  tx: Tx,
+  ev: z.infer<typeof TranscriptDestroyed>,
+  transcriptsBucket: string,
+  now: Date,
+): Promise<void> {
   const t = ev.transcript;
-  await markTranscriptDestroyed(tx, t);
+  await markTranscriptDestroyed(tx, t, now);
   const reason = ev.reason === "retention" ? "retention" : "destroy";
   const recordings = await recordingIdsOfTranscript(tx, t.id);
   const meetings = new Set(await meetingIdsOf(tx, recordings));

@@ -1,6 +1,6 @@
 // SQL of the recordings service; nothing else in the service touches the database.
 import { TopicRecord, TranscriptState, type RecordingView } from "@scribe/contracts";
-import type { Db } from "@scribe/kit";
+import { defineEntityCopy, type Db, type Tx } from "@scribe/kit";
 import type { KnownTranscript } from "./domain/access";
 import type { FileRole, FileRow, RecordingRow } from "./domain/recordings";
 
@@ -194,19 +194,38 @@ export async function hasStoredUpload(db: Db, transcriptId: string): Promise<boo
 
 // ---- transcripts (copy of the TRANSCRIPTS stream)
 
-/** Stores the state unless a newer version is already stored. */
-export async function upsertTranscript(db: Db, state: TranscriptState): Promise<void> {
-  await db`insert into transcript (id, version, state, recording_id, meeting_id)
-    values (${state.id}, ${state.version}, ${db.json(state as never)}, ${state.recording_id}, ${state.meeting_id})
-    on conflict (id) do update set version = excluded.version, state = excluded.state,
-      recording_id = excluded.recording_id, meeting_id = excluded.meeting_id
-    where transcript.version < excluded.version and transcript.destroyed_at is null`;
+interface TranscriptCopyRow {
+  id: string;
+  version: number;
+  state: TranscriptState;
+  recording_id: string | null;
+  meeting_id: string | null;
+  deleted: boolean;
+  destroyed_at: Date | null;
 }
 
-export async function markTranscriptDestroyed(db: Db, state: TranscriptState): Promise<void> {
-  await upsertTranscript(db, state);
-  await db`update transcript set destroyed_at = now() where id = ${state.id}`;
-  await db`delete from transcript_topic where transcript_id = ${state.id}`;
+/** The transcripts' states; a destroyed transcript stays destroyed (destroyed_at is final). */
+export const transcriptCopy = defineEntityCopy<TranscriptCopyRow, TranscriptState, never>({
+  kind: "transcript",
+  table: "transcript",
+  columns: ["id", "version", "state", "recording_id", "meeting_id", "deleted"],
+  jsonColumns: ["state"],
+  lookups: ["id"],
+  finalAt: "destroyed_at",
+  rowOf: (state, deleted) => ({
+    id: state.id,
+    version: state.version,
+    state,
+    recording_id: state.recording_id,
+    meeting_id: state.meeting_id,
+    deleted,
+  }),
+});
+
+/** The transcript's copy ends as destroyed, and its topics go with it. */
+export async function markTranscriptDestroyed(tx: Tx, state: TranscriptState, now: Date): Promise<void> {
+  await transcriptCopy.apply(tx, state, true, now);
+  await tx`delete from transcript_topic where transcript_id = ${state.id}`;
 }
 
 export async function upsertTopic(db: Db, transcriptId: string, position: number, version: number, topic: TopicRecord): Promise<void> {

@@ -1,7 +1,8 @@
 // A service's local copy of another service's entity (rooms in meetings, calendar, notifier, …),
 // fed by the owner's events: one table shape (the entity's columns, `version`, `deleted`), one
 // version-guarded upsert (a newer version wins; at the same version a deletion wins), deletions
-// kept as tombstones so a late, older event cannot bring an entity back. Lookups made while
+// kept as tombstones so a late, older event cannot bring an entity back (or, with `finalAt`, no
+// later event at all). Lookups made while
 // handling a request honour read-your-writes (./versions.ts): a copy that is missing or older than
 // the request must see is read through from the owner over request/reply and stored; a copy that
 // is current costs nothing more than the local query.
@@ -29,6 +30,13 @@ export interface EntityCopyDefinition<Row extends CopyRow, State, O extends RpcO
   /** Columns a request may look the entity up by (unique among live rows), e.g. id and name. */
   lookups: readonly (keyof Row & string)[];
   rowOf(state: State, deleted: boolean): CopyRow & Partial<Row>;
+  /**
+   * A timestamptz column that makes a deletion final: applying a deletion sets it (at `now`, once,
+   * whatever the deletion's version) and a row with it set takes no later state, newer or not. For
+   * owners whose deletion is an end (a destroyed transcript stays destroyed even when a late event
+   * carries a higher version); without it, a newer version replaces a tombstone.
+   */
+  finalAt?: keyof Row & string;
   /**
    * The owner's operation answering the entity's current state, or null when it no longer exists;
    * without it, `find` answers from the copy alone.
@@ -59,6 +67,7 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
   def: EntityCopyDefinition<Row, State, O>,
 ): EntityCopy<Row, State> {
   const updatable = def.columns.filter((c) => c !== "id");
+  const isFinal = (row: Row) => def.finalAt !== undefined && row[def.finalAt] !== null && row[def.finalAt] !== undefined;
   const upsert = async (tx: Tx, state: Record<string, unknown>) => {
     const row = { ...state };
     for (const c of def.jsonColumns ?? []) {
@@ -66,7 +75,8 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
       if (row[c] !== null && row[c] !== undefined) row[c] = tx`${JSON.stringify(row[c])}::text::jsonb`;
     }
     const assignments = updatable.map((c) => `"${c}" = excluded."${c}"`).join(", ");
-    const guard = `"${def.table}".version < excluded.version or ("${def.table}".version = excluded.version and excluded.deleted and not "${def.table}".deleted)`;
+    const newer = `"${def.table}".version < excluded.version or ("${def.table}".version = excluded.version and excluded.deleted and not "${def.table}".deleted)`;
+    const guard = def.finalAt ? `(${newer}) and "${def.table}"."${def.finalAt}" is null` : newer;
     const rows = await tx`
       insert into ${tx(def.table)} ${tx(row, ...def.columns)}
       on conflict (id) do update set ${tx.unsafe(assignments)}
@@ -78,9 +88,16 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
   const apply = async (tx: Tx, state: State, deleted: boolean, now: Date) => {
     const row = def.rowOf(state, deleted) as unknown as Row;
     const [previous] = await tx<Row[]>`select * from ${tx(def.table)} where id = ${row.id} for update`;
+    if (previous && isFinal(previous)) return false;
     const newer = !previous || previous.version < row.version || (previous.version === row.version && deleted && !previous.deleted);
-    if (!newer) return false;
-    const next = await upsert(tx, row as unknown as Record<string, unknown>);
+    let next = newer ? await upsert(tx, row as unknown as Record<string, unknown>) : null;
+    if (deleted && def.finalAt) {
+      // The end of the entity, whichever version announced it.
+      const finalAt: string = def.finalAt;
+      const [ended] = await tx<Row[]>`update ${tx(def.table)} set deleted = true, ${tx(finalAt)} = ${now}
+        where id = ${row.id} and ${tx(finalAt)} is null returning *`;
+      next = ended ?? null;
+    }
     if (!next) return false;
     await def.afterApply?.(tx, previous ?? null, next, now);
     return true;
