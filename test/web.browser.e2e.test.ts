@@ -3,10 +3,12 @@
 // and no failed API call; a user signs in with the password form, sees their transcript in the list,
 // finds it by a search, opens it, edits its title and renames a speaker. Screenshots of each page land in .data/screenshots/.
 import { join } from "node:path";
+import { decodeJwt, SignJWT } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp, launchChromium, SCREENSHOTS as SHOTS, signInThroughForm, watchedPage as watched } from "./support/browser";
-import { startSystem, type TestSystem } from "./support/system";
+import { startSystem, TEST_SECRET, type TestSystem } from "./support/system";
+import { storedToken, TOKEN_KEY } from "./support/web-sign-in";
 
 // pbkdf2_hmac('sha256', b'admin-pass', b'feedfacecafebeef', 1000), as in auth-password.e2e.test.ts.
 const ADMIN_HASH = "pbkdf2:sha256:1000$feedfacecafebeef$4f6709c13dd5711fa65f1d151b403186d7389b61fe10e0e66d64a7d025155991";
@@ -138,6 +140,43 @@ describe("the web app served by the gateway", () => {
         return ((await res.json()) as { name: string }[]).map((p) => p.name);
       })
       .toEqual(["Alice"]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("sends a user whose token stopped working to sign-in with a message, and back to where they were", async () => {
+    const { page, problems } = await watchedPage();
+    await signIn(page);
+    // The same user's token, expired an hour ago (as a token the app kept overnight would be).
+    const claims = decodeJwt((await storedToken(page))!);
+    const expired = await new SignJWT({ email: claims.email })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(claims.sub!)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .sign(new TextEncoder().encode(TEST_SECRET));
+    await page.evaluate(
+      ([key, token]) =>
+        (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(key!, token!),
+      [TOKEN_KEY, expired],
+    );
+
+    await page.goto(`${sys.baseUrl}/api-keys?tab=mine`);
+    await page.waitForURL((url) => url.pathname === "/signin");
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/api-keys?tab=mine");
+    await page.getByText("Your session has ended (it expired or was revoked).").waitFor();
+    expect(await storedToken(page)).toBeNull();
+    await page.screenshot({ path: join(SHOTS, "sign-in-expired.png"), fullPage: true });
+    // What the user met on the way: the API's 401 to the expired token, nothing else.
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.filter((p) => !p.includes("401"))).toEqual([]);
+    problems.length = 0;
+
+    await page.getByLabel("Email").fill(ADMIN.email);
+    await page.getByLabel("Password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${sys.baseUrl}/api-keys?tab=mine`);
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await storedToken(page)).not.toBeNull();
     expect(problems).toEqual([]);
     await page.close();
   });

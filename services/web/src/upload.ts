@@ -1,6 +1,6 @@
 // Sends a file to POST /v1/transcripts/{id}/record/upload in chunks sized to the gateway's limits,
 // one XMLHttpRequest each so the browser reports upload progress (fetch cannot yet).
-import { session } from "./api";
+import { session, sessionExpired } from "./api";
 import type { AppConfig } from "./app-config";
 
 /** Room for the multipart framing around a chunk within UPLOAD_MAX_CHUNK_BYTES. */
@@ -58,7 +58,11 @@ function sendChunk(url: string, chunk: Blob, filename: string, onProgress: (sent
     const token = session.token();
     if (token) xhr.setRequestHeader("authorization", `Bearer ${token}`);
     xhr.upload.onprogress = (e) => onProgress(Math.min(e.loaded, chunk.size));
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(failure(xhr)));
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return resolve();
+      if (xhr.status === 401 && token) sessionExpired();
+      reject(failure(xhr));
+    };
     xhr.onerror = () => reject(failure(xhr));
     const form = new FormData();
     form.append("chunk", chunk, filename);

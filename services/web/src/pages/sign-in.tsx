@@ -1,16 +1,33 @@
 // Sign-in for the gateway's auth mode: the password form (POST /v1/auth/login), the identity
 // provider's login page (authorization code + PKCE), or nothing at all with AUTH_BACKEND=none.
 import { useState } from "preact/hooks";
-import { Link, useLocation } from "wouter-preact";
-import { api, describeError, session } from "../api";
+import { Link, useLocation, useSearch } from "wouter-preact";
+import { api, describeError, safeNext, session, SIGN_IN_EXPIRED, SIGN_IN_NEXT } from "../api";
 import { useAppConfig, type AppConfig } from "../app-config";
 import { beginSignIn } from "../oidc";
 
+/** Where to go once signed in: back where the user was sent here from (`?next=`), else the list. */
+function useReturnTo(): { returnTo: string; expired: boolean } {
+  const params = new URLSearchParams(useSearch());
+  return { returnTo: safeNext(params.get(SIGN_IN_NEXT)) ?? "/transcripts", expired: params.has(SIGN_IN_EXPIRED) };
+}
+
+/** Why the user is here when the app sent them (their token stopped working). */
+function ExpiredNotice({ expired }: { expired: boolean }) {
+  if (!expired) return null;
+  return (
+    <p role="status" class="notice">
+      Your session has ended (it expired or was revoked). Sign in again to go on where you were.
+    </p>
+  );
+}
+
 export function SignIn() {
   const config = useAppConfig();
+  const { returnTo, expired } = useReturnTo();
   if (!config) return <article aria-busy="true">Loading…</article>;
-  if (config.auth_backend === "password") return <PasswordSignIn />;
-  if (config.auth_backend === "jwt") return <ProviderSignIn config={config} />;
+  if (config.auth_backend === "password") return <PasswordSignIn returnTo={returnTo} expired={expired} />;
+  if (config.auth_backend === "jwt") return <ProviderSignIn config={config} returnTo={returnTo} expired={expired} />;
   return (
     <article>
       <h1>No sign-in needed</h1>
@@ -20,19 +37,25 @@ export function SignIn() {
   );
 }
 
-function ProviderSignIn({ config }: { config: AppConfig }) {
+interface Props {
+  returnTo: string;
+  expired: boolean;
+}
+
+function ProviderSignIn({ config, returnTo, expired }: Props & { config: AppConfig }) {
   const [busy, setBusy] = useState(false);
   const oidc = config.oidc;
   return (
     <article>
       <h1>Sign in</h1>
+      <ExpiredNotice expired={expired} />
       {oidc ? (
         <button
           aria-busy={busy}
           disabled={busy}
           onClick={() => {
             setBusy(true);
-            void beginSignIn(oidc, "/transcripts");
+            void beginSignIn(oidc, returnTo);
           }}
         >
           Sign in with {oidc.provider_name}
@@ -48,7 +71,7 @@ function ProviderSignIn({ config }: { config: AppConfig }) {
   );
 }
 
-function PasswordSignIn() {
+function PasswordSignIn({ returnTo, expired }: Props) {
   const [, navigate] = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -63,12 +86,13 @@ function PasswordSignIn() {
     setBusy(false);
     if (!data) return setError(describeError(failure));
     session.signIn(data.access_token);
-    navigate("/transcripts");
+    navigate(returnTo, { replace: true });
   }
 
   return (
     <article>
       <h1>Sign in</h1>
+      <ExpiredNotice expired={expired} />
       <form onSubmit={(e) => void submit(e)}>
         <label>
           Email
