@@ -81,6 +81,8 @@ function App() {
             <Route path="/transcripts" component={TranscriptList} />
             <Route path="/" component={TranscriptList} />
             <Route path="/rooms" component={Rooms} />
+            {/* Every room, also one named like a page of the app or a path of the gateway (room-paths.ts). */}
+            <Route path="/rooms/:room">{(params) => <RoomPage name={decodeURIComponent(params.room)} />}</Route>
             <Route path="/api-keys" component={ApiKeys} />
             {/* Last: a room's page at /<room name>, so every named page above wins over a room called the same. */}
             <Route path="/:room">{(params) => <RoomPage name={decodeURIComponent(params.room)} />}</Route>

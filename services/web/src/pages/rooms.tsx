@@ -6,6 +6,7 @@ import type { Schemas } from "@scribe/client";
 import { api, describeError } from "../api";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { RoomForm } from "../components/room-form";
+import { roomPath } from "../room-paths";
 
 type Room = Schemas["RoomDetails"];
 const PAGE_SIZE = 20;
@@ -57,7 +58,7 @@ export function Rooms() {
       {rooms?.items.map((room) => (
         <article key={room.id} data-room-id={room.id}>
           <header>
-            <Link href={`/${encodeURIComponent(room.name)}`}>
+            <Link href={roomPath(room.name)}>
               <strong>{room.name}</strong>
             </Link>{" "}
             {room.is_shared && <span class="status">shared</span>}
