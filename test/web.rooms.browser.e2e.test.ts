@@ -249,6 +249,50 @@ describe("rooms", { timeout: 120_000 }, () => {
     await page.close();
   });
 
+  it("reaches a room named like a page of the app or a path of the gateway at /rooms/<name>; the page keeps its path", async () => {
+    const { page, problems } = await signedInPage();
+    for (const name of ["live", "v1"]) {
+      await createRoomThroughForm(page, { name });
+      await page.getByRole("link", { name, exact: true }).click();
+      await page.waitForURL(`${sys.baseUrl}/rooms/${name}`);
+      await page.getByRole("heading", { name, exact: true }).waitFor();
+      await page.getByRole("dialog", { name: "This meeting is recorded" }).getByRole("button", { name: "Yes, I agree" }).click();
+      await page.getByTitle(`Video meeting in ${name}`).waitFor();
+      await page.getByText("You agreed to this meeting being recorded").waitFor();
+    }
+    await page.goto(`${sys.baseUrl}/live`);
+    await page.getByRole("heading", { name: "Record live" }).waitFor();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("loads every page with no console error and no failed API call (screenshots of each)", async () => {
+    const room = await roomNamed("journey");
+    const { data } = await admin.GET("/v1/transcripts/search", { params: { query: { q: "", room_id: room.id } } });
+    const transcriptId = data!.results[0]!.id;
+    // [path, its page's heading (none: the owner's transcript page has a title field), screenshot name]
+    const pages: [string, string | null, string][] = [
+      ["/", "Transcripts", "page-home"],
+      ["/transcripts", "Transcripts", "page-transcripts"],
+      [`/transcripts/${transcriptId}`, null, "page-transcript"],
+      ["/upload", "Upload a recording", "page-upload"],
+      ["/live", "Record live", "page-live"],
+      ["/rooms", "Rooms", "page-rooms"],
+      ["/journey", "journey", "page-room"],
+      ["/rooms/journey", "journey", "page-room-by-rooms-path"],
+      ["/api-keys", "API keys", "page-api-keys"],
+    ];
+    for (const [path, heading, shot] of pages) {
+      const { page, problems } = await signedInPage();
+      await page.goto(`${sys.baseUrl}${path}`);
+      await (heading ? page.getByRole("heading", { name: heading, exact: true, level: 1 }) : page.getByLabel("Title")).waitFor();
+      await page.waitForLoadState("networkidle");
+      expect(problems, path).toEqual([]);
+      await screenshots(page, shot);
+      await page.close();
+    }
+  });
+
   it("deletes a room after a confirmation", async () => {
     const { page, problems } = await signedInPage();
     await page.goto(`${sys.baseUrl}/rooms`);
