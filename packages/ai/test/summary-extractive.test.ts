@@ -5,6 +5,7 @@ import { assignSpeakers } from "../src/diarization/assemble";
 import { normaliseForWer, wordErrorRate } from "../src/metrics";
 import { ExtractiveSummariser, findItems } from "../src/summary/extractive";
 import { summariseMeeting, type MeetingResult } from "../src/summary/meeting";
+import { infinitiveFirst, splitDeadline } from "../src/summary/nlp";
 import type { SummaryContext, Word } from "../src/types";
 import { HEAVY, log, MODEL_DIR, standupFixture } from "./helpers";
 
@@ -104,7 +105,31 @@ describe("rule-based decisions and tasks", () => {
       ],
     ],
     ["the weather will be nice", []],
+    // Present tense decides too when said for everyone; said by one person it is an opinion.
+    ["we agree to move the search box to the top", [{ kind: "decision", who: "team", what: "move the search box to the top" }]],
+    ["I agree that the price is too high", []],
+    // The recogniser's "too" for "to".
+    ["we agreed too offer remote work for this position", [{ kind: "decision", who: "team", what: "offer remote work for this position" }]],
   ] as const)("%s", (sentence, expected) => {
     expect(findItems(sentence, names)).toEqual(expected);
+  });
+});
+
+describe("tasks as a to-do list writes them", () => {
+  it.each([
+    ["schedule the interviews for next week", { task: "schedule the interviews", deadline: "next week" }],
+    ["book the room for the team by friday", { task: "book the room for the team", deadline: "by friday" }],
+    ["get three offers for a smaller office next months", { task: "get three offers for a smaller office", deadline: "next months" }],
+  ])("takes the deadline out of %s and leaves no dangling preposition", (said, expected) => {
+    expect(splitDeadline(said)).toEqual(expected);
+  });
+
+  it.each([
+    ["preparing to offer for the hotel group", "prepare to offer for the hotel group"],
+    ["sends the invoice", "send the invoice"],
+    ["book the hotel", "book the hotel"],
+    ["probably sign in the summer", "probably sign in the summer"],
+  ])("starts %s with the verb's infinitive", (said, expected) => {
+    expect(infinitiveFirst(said)).toBe(expected);
   });
 });

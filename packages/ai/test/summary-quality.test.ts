@@ -91,7 +91,23 @@ describe("offline action items on pocketsphinx's transcript of the synthesised a
     expect(matched / found.length, JSON.stringify(scores.map((s) => s.extra))).toBeGreaterThanOrEqual(0.8);
   });
 
-  it("writes prose short summaries from it", () => {
-    for (const r of results) expectProse(r.summary.shortSummary);
+  it('names every decision in the long summary (design-review\'s is said "we agree to …")', () => {
+    for (const [i, m] of heard.entries()) expect(scoreSummary(results[i]!.summary, m.truth).decisions.missing, m.script.name).toEqual([]);
+  });
+
+  it("writes prose short summaries from it, naming each person once", () => {
+    for (const r of results) {
+      expectProse(r.summary.shortSummary);
+      const names = r.summary.shortSummary!.match(/^(.*?) discussed /)![1]!.split(/, | and /);
+      expect(names).toEqual([...new Set(names)]);
+    }
+  });
+
+  it("titles topics, subjects and the meeting with noun phrases", () => {
+    for (const r of results) {
+      for (const t of r.topics) expectNounPhrase(t.title);
+      for (const s of r.summary.subjects) expectNounPhrase(s.subject);
+      expectNounPhrase(r.title!);
+    }
   });
 });

@@ -19,7 +19,7 @@ import { computeMaxSubjects } from "./chunking";
 import { longSummaryMarkdown } from "./markdown";
 import { cleanTitle, matchParticipant, speakerName } from "./text";
 import { STOPWORDS, TITLE_STOPWORDS } from "./stopwords";
-import { nounPhrases, splitDeadline, startsWithVerb } from "./nlp";
+import { infinitiveFirst, nounPhrases, splitDeadline, startsWithVerb } from "./nlp";
 
 export interface Sentence {
   speaker: number;
@@ -294,9 +294,14 @@ function recapOf(
   reported: readonly Sentence[],
 ): string {
   // Only people with a name: "Speaker 3" (often a diarizer's stray label) says nothing to a reader.
-  const speakers = [...new Set(sentences.map((s) => s.speaker))]
-    .map((n) => participants.find((p) => p.speaker === n)?.name)
-    .filter((n): n is string => Boolean(n));
+  // One person may hold several labels (a diarizer that split their voice): named once.
+  const speakers = [
+    ...new Set(
+      [...new Set(sentences.map((s) => s.speaker))]
+        .map((n) => participants.find((p) => p.speaker === n)?.name)
+        .filter((n): n is string => Boolean(n)),
+    ),
+  ];
   const out: string[] = [];
   if (phrases.length) {
     const who = speakers.length && speakers.length <= 5 ? list(speakers) : "The meeting";
@@ -380,11 +385,14 @@ export function findItems(sentenceText: string, participantNames: readonly strin
   const found: { at: number; item: Found }[] = [];
   const rules: { re: RegExp; make: (m: RegExpExecArray) => Found | null }[] = [
     {
+      // "We agree to …" decides as much as "we agreed to …" (one person's "I agree that …" is an
+      // opinion); "too" and "two" are how a recogniser often hears the "to" ("we agreed too offer …").
       re: new RegExp(
-        `\\s${subject}\\s+(?:have\\s+|had\\s+)?(?:also\\s+|just\\s+)?(?:decided|agreed|chose|settled)\\s+(?:to|that|on)\\s+(.+)`,
+        `\\s${subject}\\s+(?:have\\s+|had\\s+)?(?:also\\s+|just\\s+)?(decided|agreed|chose|settled|decide|agree)\\s+(?:to|too|two|that|on)\\s+(.+)`,
         "gi",
       ),
-      make: (m) => ({ kind: "decision", who: owner(m[1]!), what: m[2]! }),
+      make: (m) =>
+        /^(decide|agree)$/i.test(m[2]!) && owner(m[1]!) !== "team" ? null : { kind: "decision", who: owner(m[1]!), what: m[3]! },
     },
     {
       re: /\s(?:the\s+)?decision\s+(?:is|was)\s+(?:to\s+|that\s+)?(.+)/gi,
@@ -532,7 +540,7 @@ export function extractActionItems(sentences: readonly Sentence[], participants:
       } else {
         // A task is something to do: "Bob will probably …" or a misheard "Bob will the …" is not one.
         if (!startsWithVerb(what)) continue;
-        const { task, deadline } = splitDeadline(what);
+        const { task, deadline } = splitDeadline(infinitiveFirst(what));
         nextSteps.push({
           task: capitalise(task),
           assigned_to: who?.name ?? (item.who === "team" ? "team" : null),

@@ -73,7 +73,8 @@ export function nounPhrases(text: string, exclude: ReadonlySet<string> = new Set
 
 const WEEKDAY = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
 const MONTH = "january|february|march|april|may|june|july|august|september|october|november|december";
-const PERIOD = "day|week|month|quarter|year|sprint";
+// Plurals too: a recogniser hears "next months" for "next month".
+const PERIOD = "(?:day|week|month|quarter|year|sprint)s?";
 /** A deadline said after the task: "by Friday", "next week", "before the next meeting", "in March". */
 const DEADLINE = new RegExp(
   [
@@ -88,12 +89,30 @@ const DEADLINE = new RegExp(
   "i",
 );
 
+/** A preposition left at the end of a task once its deadline is taken out ("schedule the interviews for"). */
+const DANGLING_PREPOSITION = /\s+(?:for|by|on|in|until|before|during|at)$/i;
+
 /** The task without its deadline, and the deadline as said (null when none was said). */
 export function splitDeadline(task: string): { task: string; deadline: string | null } {
   const m = DEADLINE.exec(task);
   if (!m) return { task: task.trim(), deadline: null };
-  const rest = `${task.slice(0, m.index)} ${task.slice(m.index + m[0].length)}`.replace(/\s+/g, " ").trim();
+  const before = task.slice(0, m.index).trimEnd();
+  const after = task.slice(m.index + m[0].length).trim();
+  const rest = `${after ? before : before.replace(DANGLING_PREPOSITION, "")} ${after}`.replace(/\s+/g, " ").trim();
   return { task: rest, deadline: m[0].trim() };
+}
+
+/**
+ * The task with its first verb as the infinitive a to-do list uses: a recogniser's "let us
+ * preparing an offer" or "Bob will sends …" becomes "prepare an offer", "send …".
+ */
+export function infinitiveFirst(task: string): string {
+  const doc = nlp(task);
+  doc.compute("root");
+  const first = (doc.json() as { terms: (TermJson & { root?: string })[] }[])[0]?.terms[0];
+  if (!first?.tags.includes("Verb") || !first.root || first.root === first.normal) return task;
+  const [word = "", ...rest] = task.trimStart().split(/\s+/);
+  return /^[\p{L}]+$/u.test(word) ? [first.root, ...rest].join(" ") : task;
 }
 
 /** Whether the first word is a verb as the tagger reads it ("send the invoice", not "probably sign"). */

@@ -3,6 +3,7 @@
 // verb and most of its object words are there, and the deadline is the same when one was said.
 // Matching is one-to-one: a task found twice counts once, the second copy against precision.
 import type { ActionItems, NextStep } from "@scribe/ai";
+import nlp from "compromise";
 import type { SummaryTruth, TruthTask } from "./summary-meetings";
 
 /** Words that carry no task content (articles, prepositions, pronouns, auxiliaries). */
@@ -12,27 +13,26 @@ const FILLER = new Set(
   ),
 );
 
-/** Lower case, content words only, with plural and tense endings cut so "tests"/"tested"/"test" agree. */
+/**
+ * Content words as their roots, so inflections agree: "preparing"/"prepared"/"prepare",
+ * "tests"/"test", "offers"/"offer". compromise tags the words in their sentence and gives each its
+ * root (a verb's infinitive, a noun's singular), the same for the truth and for what a summariser
+ * wrote, and the same for the script's capitalised text and a recogniser's lower-case words.
+ */
 export function keyWords(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9']+/g) ?? []).filter((w) => !FILLER.has(w)).map(stem);
+  return roots(text).filter((w) => !FILLER.has(w));
 }
 
-function stem(w: string): string {
-  if (w.length > 5 && w.endsWith("ing")) return w.slice(0, -3);
-  if (w.length > 4 && w.endsWith("ed")) return w.slice(0, -2);
-  if (w.length > 4 && w.endsWith("es")) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) return w.slice(0, -1);
-  return w;
+function roots(text: string): string[] {
+  const doc = nlp(text.toLowerCase());
+  doc.compute("root");
+  const terms = (doc.json() as { terms: { normal: string; root?: string }[] }[]).flatMap((s) => s.terms);
+  return terms.flatMap((t) => (t.root ?? t.normal).match(/[a-z0-9']+/g) ?? []);
 }
 
-/** A deadline without its preposition: "by Friday" and "friday" are the same deadline. */
+/** A deadline without its preposition, in roots: "by Friday" and "friday" are the same deadline, and so are "next months" and "next month". */
 export function normaliseDue(due: string | null | undefined): string {
-  return (due ?? "")
-    .toLowerCase()
-    .replace(/[^a-z0-9 ]+/g, " ")
-    .replace(/^\s*(by|before|on|in|until|no later than)\s+/, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  return roots((due ?? "").replace(/^\s*(by|before|on|in|until|no later than)\s+/i, "")).join(" ");
 }
 
 /** Share of the truth's object words (all but the verb) required in the found task. */
@@ -49,7 +49,7 @@ export function taskMatches(found: NextStep, truth: TruthTask): boolean {
   if (truth.due === undefined) return true;
   // The deadline may sit in its own field or inside the task text; either says it.
   const due = normaliseDue(truth.due);
-  return normaliseDue(found.deadline) === due || found.task.toLowerCase().includes(due);
+  return normaliseDue(found.deadline) === due || ` ${roots(found.task).join(" ")} `.includes(` ${due} `);
 }
 
 export interface TaskScore {
