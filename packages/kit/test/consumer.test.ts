@@ -1,6 +1,6 @@
 import { makeEvent } from "@scribe/contracts";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ConsumerRunner, type EventHandlers } from "../src/bus/consumer";
+import { ConsumerRunner, type EventHandler, type EventHandlers } from "../src/bus/consumer";
 import { eventually } from "../src/testing";
 import { kitEnv, log, sampleRoom, streamMessages, type KitEnv } from "./helpers";
 
@@ -159,6 +159,61 @@ describe("consumer runner", () => {
     await c.stop();
     expect(await appliedCount()).toBe(9);
     expect(await dlqFor(c)).toHaveLength(1);
+  });
+
+  it("applies a batch with the batch handler in stream order, each event once", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const calls: string[][] = [];
+    const c = runner(
+      { "room.created": async () => expect.unreachable("the batch handler applies the fast path") },
+      {
+        batchHandler: async (tx, events) => {
+          calls.push(events.map((e) => (e.event.data as { name: string }).name));
+          for (const { event } of events) {
+            const room = event.data as { id: string; name: string };
+            await tx`insert into applied (room_id, name) values (${room.id}, ${room.name})`;
+          }
+        },
+      },
+    );
+    const published = [];
+    for (let i = 70; i < 80; i++) published.push(await publish(i));
+    await c.start();
+    await settled(c);
+    await c.stop();
+    expect(calls.flat()).toEqual(published.map((e) => e.data.name));
+    expect(await appliedCount()).toBe(10);
+  });
+
+  it("a batch handler that fails: the batch is redone event by event, the others apply once, the failing one is retried and dead-lettered", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const insert = async (tx: Parameters<EventHandler<"room.created">>[0], room: { id: string; name: string }) => {
+      await tx`insert into applied (room_id, name) values (${room.id}, ${room.name})`;
+      if (room.name === "room-83") throw new Error("cannot apply room-83");
+    };
+    let failingCalls = 0;
+    const c = runner(
+      {
+        "room.created": async (tx, ev) => {
+          if (ev.data.name === "room-83") failingCalls++;
+          await insert(tx, ev.data);
+        },
+      },
+      {
+        batchHandler: async (tx, events) => {
+          for (const { event } of events) await insert(tx, event.data as { id: string; name: string });
+        },
+      },
+    );
+    for (let i = 80; i < 90; i++) await publish(i);
+    await c.start();
+    await settled(c);
+    await c.stop();
+    expect(await appliedCount()).toBe(9);
+    expect(failingCalls).toBe(3); // every allowed delivery (maxDeliver 3), then the DLQ
+    const dlq = await dlqFor(c);
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]!.headers["Scribe-Dlq-Reason"]).toBe("cannot apply room-83");
   });
 
   it("stops cleanly: in-flight events finish, nothing is left unacknowledged", async () => {

@@ -2,13 +2,24 @@
 // Every transaction takes the feed lock first (change_seq in commit order; a rebuild's swap can hold
 // the consumers off), applies, and announces the transcript version it now holds.
 import type { ScribeEvent, StreamName } from "@scribe/contracts";
-import type { ConsumerRunner, EventHandlers, ServiceRuntime, Tx } from "@scribe/kit";
-import { LIVE_TABLES, applyEvent, takeFeedLock } from "./store";
+import type { BatchHandler, ConsumerRunner, EventHandlers, ServiceRuntime, Tx } from "@scribe/kit";
+import { LIVE_TABLES, applyEvent, applyInOrder, takeFeedLock } from "./store";
 
 async function applyLive(tx: Tx, ev: ScribeEvent): Promise<void> {
   await takeFeedLock(tx);
   await applyEvent(tx, LIVE_TABLES, ev, { announce: true });
 }
+
+/** A batch as `applyLive` one event after another, in one round trip (see applyInOrder). */
+const applyLiveBatch: BatchHandler = async (tx, events) => {
+  await takeFeedLock(tx);
+  await applyInOrder(
+    tx,
+    LIVE_TABLES,
+    events.map((e) => e.event),
+    { announce: true },
+  );
+};
 
 /** Which events the read model folds, per stream (the rebuild reads the same streams). */
 export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHandlers }[] = [
@@ -47,6 +58,6 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
 export function registerConsumers<C>(rt: ServiceRuntime<C>): { stream: StreamName; runner: ConsumerRunner }[] {
   return FOLDED.map(({ stream, consumer, handlers }) => ({
     stream,
-    runner: rt.consume({ name: consumer, stream, handlers, deliverPolicy: "all" }),
+    runner: rt.consume({ name: consumer, stream, handlers, batchHandler: applyLiveBatch, deliverPolicy: "all" }),
   }));
 }

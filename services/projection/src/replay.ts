@@ -16,7 +16,7 @@ import { parseEvent, type ScribeEvent, type StreamName } from "@scribe/contracts
 import { readStream, streamBounds, type Bus, type Db, type Logger, type Sql, type Tx } from "@scribe/kit";
 import type { JsMsg } from "@nats-io/jetstream";
 import { FOLDED } from "./consumers";
-import { LIVE_TABLES, applyEvent, takeFeedLock, type ModelTables } from "./store";
+import { LIVE_TABLES, applyEvent, applyInOrder, takeFeedLock, type ModelTables } from "./store";
 
 const NEXT = "__next";
 const OLD = "__old";
@@ -208,11 +208,14 @@ async function foldBatch(tx: Tx, stream: StreamName, batch: JsMsg[], failed: Fai
     }
   }
   try {
-    // Every apply is one statement and they run in order on the transaction's connection, so the
-    // batch is sent pipelined (one round trip for the batch, not one per event).
-    await tx.savepoint(async (sp) => {
-      await Promise.all(events.map(({ ev }) => applyEvent(sp, SHADOW, ev, { announce })));
-    });
+    await tx.savepoint((sp) =>
+      applyInOrder(
+        sp,
+        SHADOW,
+        events.map(({ ev }) => ev),
+        { announce },
+      ),
+    );
     return;
   } catch {
     // Some event failed: redo the batch event by event to apply the others and name the failures.

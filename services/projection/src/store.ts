@@ -74,7 +74,8 @@ export interface ApplyOptions {
  * Apply one event. Every rule is "newer version wins" (full states by `state_version`, topics per
  * position by their version behind the last clear, rooms by their version), so applying events
  * twice or out of order converges to the same model — which is what makes redelivery, re-driving
- * and a rebuild racing the live consumer safe. Each event is one statement (one round trip).
+ * and a rebuild racing the live consumer safe. Each event is one statement, sent before the first
+ * await (`applyInOrder` pipelines a batch on that).
  * Returns the transcript version now held when a transcript changed.
  */
 export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: ApplyOptions): Promise<Applied | null> {
@@ -109,6 +110,18 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
     default:
       return null;
   }
+}
+
+/**
+ * Apply `events` in order with the effect of `applyEvent` on each in turn, in one round trip: each
+ * apply is one statement, created (and sent) as it is called, and a transaction's statements run in
+ * the order sent, so they are sent pipelined. Waits for every statement, then throws the first
+ * failure (the caller redoes the batch event by event to find the failing one).
+ */
+export async function applyInOrder(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<void> {
+  const outcomes = await Promise.allSettled(events.map((ev) => applyEvent(db, t, ev, opts)));
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw failure.reason;
 }
 
 /** `returning version[, pg_notify(…)]` of a statement that changed a transcript row. */
