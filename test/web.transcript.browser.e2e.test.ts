@@ -1,7 +1,8 @@
 // The Transcript page in a real browser against a stack that processed a real upload (speech
 // synthesised by espeak-ng, transcribed by pocketsphinx): the page loads with no console error and no
 // failed API call; a click on a word plays the audio from there; a click on the waveform seeks;
-// speakers are renamed and merged, the share mode changed, downloads answer with the right types,
+// speakers are renamed and merged, the share mode changed, every download saves the API's bytes, both
+// sockets reconnect after the server drops them,
 // reprocessing shows the new run's live status and its runs, delete goes to the trash and restore
 // brings it back; a reader who is not the owner gets the page read-only. Screenshots land in .data/screenshots/.
 import { readFile, mkdtemp, rm } from "node:fs/promises";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
 import { speechMp3, uploadWhole } from "./support/media";
 import { startSystem, type TestSystem } from "./support/system";
+import { startTcpProxy } from "./support/tcp-proxy";
 
 const SPEECH =
   "Good morning everyone. Today we review the plan for the product launch. The testing team found several problems " +
@@ -37,16 +39,26 @@ const wordsOf = async (): Promise<Word[]> => {
 };
 
 /** A page signed in as `user` (the token the sign-in form would have stored), or anonymous. */
-async function open(user: string | null): Promise<{ page: Page; problems: string[] }> {
-  const watched = await watchedPage(browser);
+async function open(user: string | null, origin = sys.baseUrl): Promise<{ page: Page; problems: string[] }> {
+  const watched = await watchedPage(await browser.newContext());
   if (user)
     await watched.page.addInitScript(
       (token) => (globalThis as unknown as Storage).localStorage.setItem("scribe.token", token),
       await sys.token(user),
     );
-  await watched.page.goto(`${sys.baseUrl}/transcripts/${id}`);
+  await watched.page.goto(`${origin}/transcripts/${id}`);
   await watched.page.locator(".word").first().waitFor();
   return watched;
+}
+
+/** A zip's files as [name, uncompressed size], read from its central directory. */
+function zipEntries(archive: Buffer): [string, number][] {
+  const entries: [string, number][] = [];
+  for (let at = archive.indexOf("PK\x01\x02", 0, "latin1"); at >= 0; at = archive.indexOf("PK\x01\x02", at + 4, "latin1")) {
+    const nameLength = archive.readUInt16LE(at + 28);
+    entries.push([archive.toString("utf8", at + 46, at + 46 + nameLength), archive.readUInt32LE(at + 24)]);
+  }
+  return entries.sort(([a], [b]) => a.localeCompare(b));
 }
 
 const player = (page: Page) => page.locator("audio");
@@ -57,7 +69,7 @@ beforeAll(async () => {
   buildWebApp();
   sys = await startSystem({
     label: "webtranscript",
-    services: ["rooms", "recordings", "projection", "transcription", "gateway"],
+    services: ["rooms", "recordings", "projection", "transcription", "search", "gateway"],
     env: { STORAGE_LOCAL_ROOT: storageRoot },
   });
   browser = await launchChromium(["--autoplay-policy=no-user-gesture-required"]);
@@ -197,37 +209,85 @@ describe("the transcript page", () => {
     await anonymous.page.close();
   });
 
-  it("downloads the audio, the zip and the text formats", async () => {
+  it("downloads the audio, the zip and every text format when signed in, each with the API's bytes", async () => {
     const { page, problems } = await open("alice");
-    await page.getByText("Download", { exact: true }).click();
-    const mp3 = await page.getByRole("link", { name: "Audio (mp3)" }).getAttribute("href");
-    const audio = await fetch(`${sys.baseUrl}${mp3}`);
-    expect(audio.status).toBe(200);
-    expect(audio.headers.get("content-type")).toBe("audio/mpeg");
+    /** Clicks a download in the menu and answers the file the browser saved. */
+    async function download(name: string): Promise<{ file: Buffer; name: string }> {
+      await page.getByText("Download", { exact: true }).click();
+      const saved = page.waitForEvent("download");
+      await page.getByRole("link", { name, exact: true }).click();
+      const d = await saved;
+      return { file: await readFile((await d.path())!), name: d.suggestedFilename() };
+    }
+    const asAlice = { headers: { authorization: `Bearer ${await sys.token("alice")}` } };
+    const fromApi = async (path: string) => Buffer.from(await (await fetch(`${sys.baseUrl}${path}`, asAlice)).arrayBuffer());
 
-    const zipResponse = page.waitForResponse((r) => r.url().includes("/download/zip"));
-    const zipDownload = page.waitForEvent("download");
-    await page.getByRole("link", { name: "Everything (zip)" }).click();
-    expect((await zipResponse).status()).toBe(200);
-    expect((await zipResponse).headers()["content-type"]).toBe("application/zip");
-    const zip = await readFile((await (await zipDownload).path())!);
-    expect(zip.subarray(0, 2).toString()).toBe("PK");
+    const mp3 = await download("Audio (mp3)");
+    expect(mp3.name).toMatch(/\.mp3$/);
+    expect(mp3.file.equals(await fromApi(`/v1/transcripts/${id}/audio/mp3`))).toBe(true);
 
-    await page.getByText("Download", { exact: true }).click();
-    const vttDownload = page.waitForEvent("download");
-    await page.getByRole("link", { name: "Subtitles (WebVTT)" }).click();
-    const vtt = await vttDownload;
-    expect(vtt.suggestedFilename()).toMatch(/\.vtt$/);
-    expect(await readFile((await vtt.path())!, "utf8")).toMatch(/^WEBVTT/);
+    const zip = await download("Everything (zip)");
+    expect(zip.name).toMatch(/\.zip$/);
+    expect(zip.file.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+    // Made afresh per request (entry times differ), so compare what it holds: the same files of the same sizes.
+    expect(zipEntries(zip.file).length).toBeGreaterThan(0);
+    expect(zipEntries(zip.file)).toEqual(zipEntries(await fromApi(`/v1/transcripts/${id}/download/zip`)));
 
-    await page.getByText("Download", { exact: true }).click();
-    const textDownload = page.waitForEvent("download");
-    await page.getByRole("link", { name: "Text", exact: true }).click();
-    const text = await readFile((await (await textDownload).path())!, "utf8");
-    expect(text).toMatch(/^(Robert|Speaker \d): /);
+    const formats: [string, string, string][] = [
+      ["Text", "text", "txt"],
+      ["Text with timestamps", "text-timestamped", "txt"],
+      ["Subtitles (WebVTT)", "webvtt-named", "vtt"],
+      ["Segments (JSON)", "json", "json"],
+    ];
+    for (const [label, format, extension] of formats) {
+      const saved = await download(label);
+      expect(saved.name, label).toMatch(new RegExp(`\\.${extension}$`));
+      const { transcript } = JSON.parse((await fromApi(`/v1/transcripts/${id}?transcript_format=${format}`)).toString()) as {
+        transcript: unknown;
+      };
+      const expected = typeof transcript === "string" ? transcript : JSON.stringify(transcript, null, 2);
+      expect(saved.file.toString("utf8"), label).toBe(expected);
+    }
+    expect((await download("Subtitles (WebVTT)")).file.toString()).toMatch(/^WEBVTT/);
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it(
+    "keeps both sockets: after the server drops them the pages reconnect and follow a reprocessing",
+    async () => {
+      const proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(sys.baseUrl).port) });
+      const transcriptSocket = `/v1/transcripts/${id}/events`;
+      try {
+        const { page, problems } = await open("alice", proxy.url);
+        const list = await watchedPage(page.context());
+        await list.page.goto(`${proxy.url}/transcripts`);
+        const item = list.page.locator(`article[data-transcript-id="${id}"] .status`);
+        expect(await item.getAttribute("data-status")).toBe("ended");
+        await expect.poll(() => [proxy.upgrades(transcriptSocket), proxy.upgrades("/v1/events")]).toEqual([1, 1]);
+
+        proxy.dropAll();
+        // Both come back on their own (the pause grows from half a second).
+        await expect.poll(() => [proxy.upgrades(transcriptSocket), proxy.upgrades("/v1/events")], { timeout: 30_000 }).toEqual([2, 2]);
+        await page.locator(".word").first().waitFor();
+
+        const { error } = await alice().POST("/v1/transcripts/{transcript_id}/process", transcript);
+        expect(error).toBeUndefined();
+        // Only the sockets tell these pages that a run started, and later that it ended.
+        await page.locator("article.transcript > header .status[data-status='processing']").waitFor({ timeout: RUN_MS });
+        await list.page.locator(`article[data-transcript-id="${id}"] .status[data-status='processing']`).waitFor({ timeout: RUN_MS });
+        await page.locator("article.transcript > header .status[data-status='ended']").waitFor({ timeout: RUN_MS });
+        await list.page.locator(`article[data-transcript-id="${id}"] .status[data-status='ended']`).waitFor({ timeout: RUN_MS });
+        expect(problems).toEqual([]);
+        expect(list.problems).toEqual([]);
+        await list.page.close();
+        await page.close();
+      } finally {
+        await proxy.close();
+      }
+    },
+    3 * RUN_MS,
+  );
 
   it("deletes to the trash after a confirmation, and restores", async () => {
     const { page, problems } = await open("alice");

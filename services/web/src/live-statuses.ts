@@ -1,21 +1,35 @@
 // Status changes of the listed transcripts as they happen: one user-events socket (/v1/events,
 // TRANSCRIPT_STATUS) when signed in; without an account (AUTH_BACKEND=none, public mode) there are
 // no user events, so each listed transcript still in progress gets its own transcript socket.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { session } from "./api";
 import { FINISHED, transcriptEvents, userEvents } from "./events";
 
-export function useLiveStatuses(items: readonly { id: string; status: string }[]): Record<string, string> {
+/**
+ * `onMissed`: the user socket reconnected after a drop, and changes made meanwhile were not sent (the
+ * user socket replays nothing): the list should load again.
+ */
+export function useLiveStatuses(items: readonly { id: string; status: string }[], onMissed?: () => void): Record<string, string> {
   const [statuses, setStatuses] = useState<Record<string, string>>({});
   const signedIn = session.token() !== null;
+  const missed = useRef(onMissed);
+  missed.current = onMissed;
 
   useEffect(() => {
     if (!signedIn) return;
-    return userEvents((e) => {
-      const { id, value } = e.data;
-      if (e.event === "TRANSCRIPT_STATUS" && typeof id === "string" && typeof value === "string")
-        setStatuses((s) => ({ ...s, [id]: value }));
-    });
+    return userEvents(
+      (e) => {
+        const { id, value } = e.data;
+        if (e.event === "TRANSCRIPT_STATUS" && typeof id === "string" && typeof value === "string")
+          setStatuses((s) => ({ ...s, [id]: value }));
+      },
+      {
+        onReconnect: () => {
+          setStatuses({});
+          missed.current?.();
+        },
+      },
+    );
   }, [signedIn]);
 
   const inProgress = signedIn

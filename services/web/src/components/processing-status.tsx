@@ -13,25 +13,46 @@ export const STATUS_TEXT: Record<string, string> = {
   error: "Processing failed",
 };
 
-export function useTranscriptStatus(id: string | null, initial: string, onEvent?: (event: string, data: Record<string, unknown>) => void) {
+/**
+ * `onReconnect`: the socket opened again after a drop and is about to replay the stored log (a page
+ * that collects replayed events drops what it has, or it would show them twice).
+ */
+export function useTranscriptStatus(
+  id: string | null,
+  initial: string,
+  onEvent?: (event: string, data: Record<string, unknown>) => void,
+  onReconnect?: () => void,
+) {
   const [status, setStatus] = useState(initial);
   useEffect(() => {
     if (!id) return;
     let current = true;
-    const close = transcriptEvents(id, (e) => {
-      if (!current) return;
-      if (e.event === "STATUS" && typeof e.data.value === "string") setStatus(e.data.value);
-      onEvent?.(e.event, e.data);
-    });
-    // The socket does not replay STATUS: read where the transcript is now, unless an event already told.
-    void api.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } }).then(({ data }) => {
-      if (current && data) setStatus((s) => (s === initial ? data.status : s));
-    });
+    // The socket does not replay STATUS: read where the transcript is now (unless an event already
+    // told, when `onlyIfUntold`), at the start and after a reconnect (what changed during the gap).
+    const readStatus = (onlyIfUntold: boolean) =>
+      void api.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } }).then(({ data }) => {
+        if (current && data) setStatus((s) => (onlyIfUntold && s !== initial ? s : data.status));
+      });
+    const close = transcriptEvents(
+      id,
+      (e) => {
+        if (!current) return;
+        if (e.event === "STATUS" && typeof e.data.value === "string") setStatus(e.data.value);
+        onEvent?.(e.event, e.data);
+      },
+      {
+        onReconnect: () => {
+          onReconnect?.();
+          readStatus(false);
+        },
+      },
+    );
+    readStatus(true);
     return () => {
       current = false;
       close();
     };
-    // `initial` and `onEvent` are read once per transcript on purpose.
+    // `initial`, `onEvent` and `onReconnect` are read once per transcript on purpose.
   }, [id]);
   return [status, setStatus] as const;
 }

@@ -1,32 +1,23 @@
 // The transcript's WebSocket (GET /v1/transcripts/{id}/events, `Sec-WebSocket-Protocol: bearer, <token>`):
-// on connect the server replays the stored log (without STATUS), then relays live events.
+// on connect the server replays the stored log (without STATUS), then relays live events. The socket
+// reconnects after a drop (events.ts), so handlers must take a replayed event as well as a new one.
 import { useEffect, useRef } from "preact/hooks";
-import { session } from "../api";
+import { transcriptEvents, type ServerEvent } from "../events";
 
-export interface TranscriptEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
+export type TranscriptEvent = ServerEvent;
 
-export function useTranscriptEvents(id: string, enabled: boolean, onEvent: (event: TranscriptEvent) => void): void {
+export function useTranscriptEvents(
+  id: string,
+  enabled: boolean,
+  onEvent: (event: TranscriptEvent) => void,
+  onReconnect?: () => void,
+): void {
   const handler = useRef(onEvent);
   handler.current = onEvent;
+  const reconnected = useRef(onReconnect);
+  reconnected.current = onReconnect;
   useEffect(() => {
     if (!enabled) return;
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/transcripts/${encodeURIComponent(id)}/events`;
-    const token = session.token();
-    const socket = token ? new WebSocket(url, ["bearer", token]) : new WebSocket(url);
-    socket.onmessage = (message: MessageEvent<string>) => {
-      try {
-        handler.current(JSON.parse(message.data) as TranscriptEvent);
-      } catch {
-        // Not JSON: nothing the page can show.
-      }
-    };
-    return () => {
-      // Closing a socket still connecting makes the browser log an error: let it open first.
-      if (socket.readyState === WebSocket.CONNECTING) socket.onopen = () => socket.close();
-      else socket.close();
-    };
+    return transcriptEvents(id, (e) => handler.current(e), { onReconnect: () => reconnected.current?.() });
   }, [id, enabled]);
 }

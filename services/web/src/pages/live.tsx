@@ -62,9 +62,16 @@ export function LiveRecording() {
   const [lines, setLines] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const recorder = useRef<Recorder | null>(null);
-  const [status] = useTranscriptStatus(id, "idle", (event, data) => {
-    if (event === "TRANSCRIPT" && typeof data.text === "string" && data.text.trim()) setLines((l) => [...l, (data.text as string).trim()]);
-  });
+  const [status] = useTranscriptStatus(
+    id,
+    "idle",
+    (event, data) => {
+      if (event === "TRANSCRIPT" && typeof data.text === "string" && data.text.trim())
+        setLines((l) => [...l, (data.text as string).trim()]);
+    },
+    // Reconnected: the replay brings every line said so far again.
+    () => setLines([]),
+  );
 
   const release = () => {
     recorder.current?.stream.getTracks().forEach((t) => t.stop());

@@ -21,7 +21,7 @@ export function TranscriptList() {
   const [page, setPage] = useState<Schemas["SearchResponse"] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
-  const liveStatus = useLiveStatuses(page?.results ?? []);
+  const liveStatus = useLiveStatuses(page?.results ?? [], () => setReload((n) => n + 1));
 
   useEffect(() => {
     void api.GET("/v1/rooms", { params: { query: { size: 100 } } }).then(({ data }) => setRooms(data?.items ?? []));

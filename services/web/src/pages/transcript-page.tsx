@@ -87,18 +87,28 @@ export function TranscriptPage({ id }: { id: string }) {
     await loadTopics();
   }
 
-  useTranscriptEvents(id, !!transcript && !deleted, (message: TranscriptEvent) => {
-    if (message.event === "STATUS") {
-      const value = message.data.value as Status;
-      setLiveStatus(value);
-      if (SETTLED.includes(value)) void reloadUntil(value);
-      return;
-    }
-    // The replay on connect repeats a settled transcript's whole log: only a run in progress is news.
-    if (SETTLED.includes(status)) return;
-    if (message.event === "TOPIC") void loadTopics();
-    if (message.event === "WAVEFORM" && Array.isArray(message.data.waveform)) setWaveform(message.data.waveform as number[]);
-  });
+  useTranscriptEvents(
+    id,
+    !!transcript && !deleted,
+    (message: TranscriptEvent) => {
+      if (message.event === "STATUS") {
+        const value = message.data.value as Status;
+        setLiveStatus(value);
+        if (SETTLED.includes(value)) void reloadUntil(value);
+        return;
+      }
+      // The replay on connect repeats a settled transcript's whole log: only a run in progress is news.
+      if (SETTLED.includes(status)) return;
+      if (message.event === "TOPIC") void loadTopics();
+      if (message.event === "WAVEFORM" && Array.isArray(message.data.waveform)) setWaveform(message.data.waveform as number[]);
+    },
+    // Back after a drop: STATUS is not replayed, so read where the transcript is now.
+    () => {
+      setLiveStatus(null);
+      void loadTranscript();
+      void loadTopics();
+    },
+  );
 
   const model = useMemo(() => buildRows(topics ?? []), [topics]);
   const names = useMemo(() => new Map(participants.filter((p) => p.speaker != null).map((p) => [p.speaker!, p.name])), [participants]);

@@ -22,12 +22,18 @@ export function Upload() {
   const [error, setError] = useState<string | null>(null);
   const [steps, setSteps] = useState<string[]>([]);
   const id = phase.step === "choose" ? null : phase.id;
-  const [status, setStatus] = useTranscriptStatus(id, "idle", (event, data) => {
-    if (event === "DURATION" && typeof data.duration === "number")
-      setSteps((s) => [...s, `Length: ${Math.round((data.duration as number) / 1000)} s`]);
-    if (event === "FINAL_TITLE" && typeof data.title === "string") setSteps((s) => [...s, `Title: ${data.title as string}`]);
-    if (event === "TOPIC") setSteps((s) => [...s, "Topic found"]);
-  });
+  const [status, setStatus] = useTranscriptStatus(
+    id,
+    "idle",
+    (event, data) => {
+      if (event === "DURATION" && typeof data.duration === "number")
+        setSteps((s) => [...s, `Length: ${Math.round((data.duration as number) / 1000)} s`]);
+      if (event === "FINAL_TITLE" && typeof data.title === "string") setSteps((s) => [...s, `Title: ${data.title as string}`]);
+      if (event === "TOPIC") setSteps((s) => [...s, "Topic found"]);
+    },
+    // Reconnected: the replay announces every step so far again.
+    () => setSteps([]),
+  );
 
   useEffect(() => {
     if (id && status === "ended") navigate(`/transcripts/${id}`);
