@@ -7,6 +7,10 @@ import { session } from "./api";
 import { useAppConfig } from "./app-config";
 import { SignIn } from "./pages/sign-in";
 import { TranscriptList } from "./pages/transcript-list";
+import { prefetchTranscriptPage } from "./transcript-prefetch";
+
+// Before anything renders: a transcript page's data loads while its code does.
+prefetchTranscriptPage(location.pathname);
 
 // Pages loaded on first visit, so the first load stays small.
 const TranscriptPage = lazy(() => import("./pages/transcript-page").then((m) => m.TranscriptPage));

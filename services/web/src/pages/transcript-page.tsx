@@ -13,6 +13,7 @@ import { useTranscriptEvents, type TranscriptEvent } from "../components/transcr
 import { buildRows, speakersOf, type Topic } from "../components/transcript-rows";
 import { Waveform } from "../components/waveform";
 import { WordList } from "../components/word-list";
+import { loadTopicsData, loadTranscriptData } from "../transcript-prefetch";
 import { formatDuration } from "./transcript-list";
 
 type Transcript = Schemas["GetTranscriptWithParticipants"] & { action_items?: ActionItems | null };
@@ -37,7 +38,7 @@ export function TranscriptPage({ id }: { id: string }) {
   const path = { params: { path: { transcript_id: id } } };
 
   async function loadTranscript(): Promise<Transcript | null> {
-    const { data, error: failure } = await api.GET("/v1/transcripts/{transcript_id}", path);
+    const { data, error: failure } = await loadTranscriptData(id);
     if (!data) {
       setError(describeError(failure));
       return null;
@@ -48,7 +49,7 @@ export function TranscriptPage({ id }: { id: string }) {
     return data;
   }
   async function loadTopics() {
-    const { data } = await api.GET("/v1/transcripts/{transcript_id}/topics/with-words", path);
+    const { data } = await loadTopicsData(id);
     setTopics(data ?? []);
   }
   async function loadParticipants() {
