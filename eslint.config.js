@@ -43,9 +43,12 @@ export default tseslint.config(
     },
   },
   {
-    // Services decide with the injected clock (`rt.clock`, docs/DEVELOPING.md "Time"), so tests can
-    // move it; elapsed durations are measured with performance.now(), which no wall-clock change moves.
-    files: ["services/*/src/**/*.ts"],
+    // Services and the packages they run on decide with the injected clock (`rt.clock`, a `Clock` or
+    // `now` parameter; docs/DEVELOPING.md "Time"), so tests can move it; elapsed durations are measured
+    // with performance.now(), which no wall-clock change moves. The simulators stand in for outside
+    // platforms, whose time is their own; kit's systemClock is the one place that reads the wall.
+    files: ["services/*/src/**/*.ts", "packages/*/src/**/*.ts"],
+    ignores: ["packages/simulators/**", "packages/kit/src/clock.ts"],
     rules: {
       "no-restricted-syntax": [
         "error",

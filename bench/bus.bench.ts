@@ -57,7 +57,7 @@ export default async function bench(): Promise<void> {
   const bus = await connectBus({ url: TEST_NATS_URL, prefix: testPrefix("bench"), name: "bench" });
   await ensureStreams(bus);
   const stream = bus.stream("ROOMS");
-  const events = Array.from({ length: N }, (_, i) => makeEvent("room.created", roomState(i), { source: "bench" }));
+  const events = Array.from({ length: N }, (_, i) => makeEvent("room.created", roomState(i), { source: "bench", time: new Date() }));
   const payloads = events.map((e) => JSON.stringify(e.event));
   try {
     // Warm up the connection, the stream's files and the JIT so the first measurement is not penalised.

@@ -63,7 +63,8 @@ function transcriptEvents(i: number): OutgoingEvent[] {
   };
   const words = (t: number) =>
     Array.from({ length: 40 }, (_, w) => ({ text: ` word${(w * 7 + t) % 50}`, start: t * 40 + w, end: t * 40 + w + 1, speaker: w % 2 }));
-  const ev = <T extends EventType>(type: T, data: EventInput<T>): OutgoingEvent => makeEvent(type, data, { source: "bench" });
+  const ev = <T extends EventType>(type: T, data: EventInput<T>): OutgoingEvent =>
+    makeEvent(type, data, { source: "bench", time: new Date() });
   const cues = Array.from(
     { length: 12 },
     (_, c) =>

@@ -21,7 +21,7 @@ async function publishAll(tw: TranscriptWriter, entries: Entry[]): Promise<void>
   for (let i = 0; i < entries.length; i += 500) {
     await Promise.all(
       entries.slice(i, i + 500).map((e) => {
-        const out = makeEvent("transcript.event.appended", e, { source: "bench" });
+        const out = makeEvent("transcript.event.appended", e, { source: "bench", time: new Date() });
         return tw.bus.js.publish(tw.bus.subject(out.subject), JSON.stringify(out.event), { msgID: out.event.id });
       }),
     );

@@ -43,7 +43,7 @@ function topicsOf(minutes: number): TopicRecord[] {
 async function measure(sql: Sql, minutes: number): Promise<void> {
   const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
   const id = a.state.id;
-  await sql.begin((tx) => persistNew(tx, a));
+  await sql.begin((tx) => persistNew(tx, a, new Date()));
   await sql`update transcript set current_run_id = 'run' where id = ${id}`;
   const port = new DbTranscriptPort(sql, createLogger("bench", "silent"));
   if (minutes > 0) await port.replaceTopics(id, "run", topicsOf(minutes));

@@ -142,7 +142,7 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
           webvtt: null,
           deleted_at: null,
         },
-        { source: "bench" },
+        { source: "bench", time: new Date() },
       );
       await bus.js.publish(bus.subject(out.subject), JSON.stringify(out.event), { msgID: out.event.id });
       await eventually(async () => (await sql`select 1 from recordings.transcript where id = ${id}`).length > 0);

@@ -53,7 +53,7 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
       );
       expect(await refusal(auth.verifyLinkToken(expired, "t-7"))).toEqual(invalid);
       expect(await refusal(auth.verifyLinkToken("garbage", "t-7"))).toEqual(invalid);
-      const foreign = await mintMediaToken("another-secret-0123456789", { userId: "owner-7", transcriptId: "t-7" });
+      const foreign = await mintMediaToken("another-secret-0123456789", { userId: "owner-7", transcriptId: "t-7" }, { now: new Date() });
       expect(await refusal(auth.verifyLinkToken(foreign, "t-7"))).toEqual(invalid);
     });
 

@@ -40,7 +40,7 @@ async function poll(checkpoint: number, size = 100): Promise<FeedItem[]> {
 /** Write a transcript state the way the consumer does, in the caller's transaction. */
 async function write(db: Db, state: TranscriptState, opts: { lockFirst: boolean }): Promise<void> {
   if (opts.lockFirst) await takeFeedLock(db);
-  await applyEvent(db, LIVE_TABLES, makeEvent("transcript.updated", state, { source: "test" }).event, { announce: true });
+  await applyEvent(db, LIVE_TABLES, makeEvent("transcript.updated", state, { source: "test", time: new Date() }).event, { announce: true });
 }
 
 async function seed(n: number): Promise<TranscriptState[]> {
@@ -94,7 +94,7 @@ describe("change feed", () => {
     await sql`create trigger demo_before_write before insert or update on demo for each row execute function transcript_before_write('shadow')`;
     const tables = { ...LIVE_TABLES, transcript: "demo" };
     const [x, y] = [newTranscript({ name: "x" }), newTranscript({ name: "y" })];
-    const ev = (s: TranscriptState) => makeEvent("transcript.created", s, { source: "test" }).event;
+    const ev = (s: TranscriptState) => makeEvent("transcript.created", s, { source: "test", time: new Date() }).event;
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let xWrote!: () => void;

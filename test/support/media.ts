@@ -32,7 +32,7 @@ export function speechMp3(text = "Hello, this is a recording uploaded to Scribe 
 
 /** Publish an event the way its owning service's outbox relay would. */
 export async function publish<T extends EventType>(prefix: string, type: T, data: EventInput<T>, source = "scribe/test"): Promise<string> {
-  const out = makeEvent(type, data, { source });
+  const out = makeEvent(type, data, { source, time: new Date() });
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "test-publisher" });
   try {
     await bus.js.publish(bus.subject(out.subject), JSON.stringify(out.event), { msgID: out.event.id });

@@ -111,7 +111,11 @@ export class TranscriptWriter {
 
   /** `id` fixes the event id; `msgId` overrides JetStream's de-duplication id (a redelivery past its window). */
   async publish<T extends EventType>(type: T, data: EventInput<T>, opts: { id?: string; msgId?: string } = {}): Promise<string> {
-    const { event, subject } = makeEvent(type, data, { source: "test/transcription", ...(opts.id ? { id: opts.id } : {}) });
+    const { event, subject } = makeEvent(type, data, {
+      source: "test/transcription",
+      time: new Date(),
+      ...(opts.id ? { id: opts.id } : {}),
+    });
     await this.bus.js.publish(this.bus.subject(subject), JSON.stringify(event), { msgID: opts.msgId ?? event.id });
     return event.id;
   }

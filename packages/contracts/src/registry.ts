@@ -46,11 +46,14 @@ export interface OutgoingEvent<E extends CloudEvent = CloudEvent> {
   subject: string;
 }
 
-/** Build a validated envelope for `type` (data parsed by its schema; id is a UUIDv7). */
+/**
+ * Build a validated envelope for `type` (data parsed by its schema; id is a UUIDv7). `time` is the
+ * emitter's clock reading (a service's `rt.clock()`), never read here, so tests can move it.
+ */
 export function makeEvent<T extends EventType>(
   type: T,
   data: EventInput<T>,
-  opts: { source: string; time?: Date; id?: string },
+  opts: { source: string; time: Date; id?: string },
 ): OutgoingEvent<ScribeEvent<T>> {
   const def = byType.get(type)!;
   const parsed = def.data.parse(data);
@@ -61,7 +64,7 @@ export function makeEvent<T extends EventType>(
     source: opts.source,
     type,
     subject,
-    time: (opts.time ?? new Date()).toISOString(),
+    time: opts.time.toISOString(),
     datacontenttype: "application/json",
     dataschema: dataSchemaUri(def),
     data: parsed,

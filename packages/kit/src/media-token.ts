@@ -19,12 +19,8 @@ export interface MediaTokenScope {
   transcriptId: string;
 }
 
-export async function mintMediaToken(
-  secret: string,
-  scope: MediaTokenScope,
-  opts: { now?: Date; ttlSeconds?: number } = {},
-): Promise<string> {
-  const now = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+export async function mintMediaToken(secret: string, scope: MediaTokenScope, opts: { now: Date; ttlSeconds?: number }): Promise<string> {
+  const now = Math.floor(opts.now.getTime() / 1000);
   return new SignJWT({ tid: scope.transcriptId })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(scope.userId)
@@ -38,12 +34,7 @@ export async function mintMediaToken(
  * The user id the token was minted for, or null when it is not a valid, unexpired media token for
  * the audio of `transcriptId` (a token for another transcript, or one without a transcript, opens nothing).
  */
-export async function verifyMediaToken(
-  secret: string,
-  token: string,
-  transcriptId: string,
-  now: Date = new Date(),
-): Promise<string | null> {
+export async function verifyMediaToken(secret: string, token: string, transcriptId: string, now: Date): Promise<string | null> {
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), {
       algorithms: ["HS256"],

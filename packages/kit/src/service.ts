@@ -82,6 +82,7 @@ export async function startService<S extends z.ZodObject>(
     const consumers: ConsumerRunner[] = [];
     const stopHooks: (() => Promise<void>)[] = [];
     const checks: (() => Promise<string | null>)[] = [];
+    const clock = opts.clock ?? systemClock;
     const runtime: ServiceRuntime<z.infer<S>> = {
       name: def.name,
       config,
@@ -89,7 +90,7 @@ export async function startService<S extends z.ZodObject>(
       sql,
       bus,
       rpc,
-      clock: opts.clock ?? systemClock,
+      clock,
       consume: (c) => {
         const runner = new ConsumerRunner({
           maxDeliver: config.CONSUMER_MAX_DELIVER,
@@ -98,6 +99,7 @@ export async function startService<S extends z.ZodObject>(
           bus,
           sql,
           log,
+          clock,
         });
         consumers.push(runner);
         return runner;

@@ -54,7 +54,7 @@ export async function eventually<T>(
   fn: () => Promise<T> | T,
   opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  const deadline = performance.now() + (opts.timeoutMs ?? 20_000);
   let last: unknown;
   for (;;) {
     try {
@@ -63,7 +63,7 @@ export async function eventually<T>(
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new Error(
         `${opts.message ?? "condition not met"} within ${opts.timeoutMs ?? 20_000} ms${last ? `: ${(last as Error).message}` : ""}`,
       );

@@ -41,7 +41,7 @@ const recordRoom: EventHandlers = {
   },
 };
 async function publish(i: number, msgID?: string, overrides: Record<string, unknown> = {}) {
-  const { event, subject } = makeEvent("room.created", sampleRoom(i, overrides), { source: "test" });
+  const { event, subject } = makeEvent("room.created", sampleRoom(i, overrides), { source: "test", time: new Date() });
   await env.bus.js.publish(env.bus.subject(subject), JSON.stringify(event), { msgID: msgID ?? event.id });
   return event;
 }

@@ -15,7 +15,7 @@ async function purge() {
   await env.sql`delete from outbox`;
 }
 function roomEvent(i: number) {
-  return makeEvent("room.created", sampleRoom(i), { source: "test" });
+  return makeEvent("room.created", sampleRoom(i), { source: "test", time: new Date() });
 }
 async function write(events: ReturnType<typeof roomEvent>[], chunk = 10) {
   for (let i = 0; i < events.length; i += chunk) {

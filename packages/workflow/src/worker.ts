@@ -264,10 +264,10 @@ export class WorkflowWorker {
     this.inflight.add(flight);
 
     let pendingProgress: Json | undefined;
-    let lastWorking = Date.now();
-    let lastWrite = 0;
+    let lastWorking = performance.now();
+    let lastWrite = -Infinity;
     const beat = async () => {
-      lastWrite = Date.now();
+      lastWrite = performance.now();
       const progress = pendingProgress;
       pendingProgress = undefined;
       try {
@@ -283,7 +283,7 @@ export class WorkflowWorker {
     const keepAlive = setInterval(
       () => {
         m.working();
-        lastWorking = Date.now();
+        lastWorking = performance.now();
         void beat();
       },
       Math.max(100, Math.floor(this.ackWaitMs / 3)),
@@ -304,7 +304,7 @@ export class WorkflowWorker {
       log: owned.log,
       heartbeat: (progress?: Json) => {
         if (progress !== undefined) pendingProgress = progress;
-        const now = Date.now();
+        const now = performance.now();
         if (now - lastWorking >= 1000) {
           m.working();
           lastWorking = now;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { StoredLog, bearerFromProtocols, selectProtocol, userSocketMessage } from "../src/realtime/protocol";
 
 const ev = (...args: Parameters<typeof makeEvent>) => makeEvent(...args).event;
-const src = { source: "test" };
+const src = { source: "test", time: new Date() };
 
 describe("bearerFromProtocols", () => {
   it("takes the token after a literal `bearer`, in any case, spaces trimmed", () => {

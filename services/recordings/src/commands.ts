@@ -107,6 +107,7 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
         throw BadRequest(probe.kind === "unsupported" ? UNSUPPORTED_FORMAT : "File has no audio stream");
       }
       const recordingId = randomUUID();
+      const now = clock();
       const plan = planUploadRecording({
         recordingId,
         transcript: t.state,
@@ -114,11 +115,11 @@ export function registerCommands(rpc: RpcServer, sql: Sql, open: OpenBucket, con
         key: target,
         size: fileSize,
         durationSeconds: probe.durationSeconds,
-        now: clock(),
+        now,
       });
       await sql.begin(async (tx) => {
         await insertRecording(tx, plan.recording, [plan.file]);
-        await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
+        await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE, time: now }));
         await deleteChunks(tx, transcript_id);
         await releaseUpload(tx, transcript_id);
       });

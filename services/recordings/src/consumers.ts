@@ -19,7 +19,8 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
     deliverPolicy: "new",
     handlers: {
       "recording.available": async (tx, ev, { log }) => {
-        const plan = planPlatformRecording(ev.data, rt.clock());
+        const now = rt.clock();
+        const plan = planPlatformRecording(ev.data, now);
         // A second delivery of the same platform recording (webhook and poll, or a redelivery with a
         // new event id) changes nothing and starts nothing: the reference re-runs the pipeline here.
         if (!(await insertRecording(tx, plan.recording, plan.files))) {
@@ -27,7 +28,7 @@ export function registerConsumers(rt: ServiceRuntime<RecordingsConfig>): void {
           return;
         }
         await linkKnownTranscript(tx, plan.recording.id);
-        if (plan.ready) await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE }));
+        if (plan.ready) await emit(tx, makeEvent("recording.ready", plan.ready, { source: SOURCE, time: now }));
         else log.warn({ recordingId: ev.data.recording_id, kind: ev.data.kind }, "recording has no audio to transcribe");
       },
     },

@@ -52,18 +52,19 @@ function reportRoomVersion(room: RoomState, formerName?: string): void {
 export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, box: SecretBox, clock: Clock): void {
   rpc.handle(roomsOps.create, async ({ caller, room: body }) => {
     const owner = requireUser(caller);
+    const now = clock();
     const room = newRoom({
       id: randomUUID(),
       owner,
       body,
       defaultPlatform: config.DEFAULT_VIDEO_PLATFORM,
-      now: clock(),
+      now,
       newSecret: newWebhookSecret,
     });
     await uniqueName(() =>
       sql.begin(async (tx) => {
         await insertRoom(tx, box, room);
-        await emit(tx, makeEvent("room.created", roomEventOf(room), { source: SOURCE }));
+        await emit(tx, makeEvent("room.created", roomEventOf(room), { source: SOURCE, time: now }));
       }),
     );
     reportRoomVersion(room);
@@ -75,9 +76,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
     const updated = await uniqueName(() =>
       sql.begin(async (tx) => {
         const room = await ownedRoomForUpdate(tx, box, id, caller);
-        const next = applyUpdate(room, patch, clock(), newWebhookSecret);
+        const now = clock();
+        const next = applyUpdate(room, patch, now, newWebhookSecret);
         await updateRoom(tx, box, next);
-        await emit(tx, makeEvent("room.updated", roomEventOf(next), { source: SOURCE }));
+        await emit(tx, makeEvent("room.updated", roomEventOf(next), { source: SOURCE, time: now }));
         return { before: room, next };
       }),
     );
@@ -92,8 +94,9 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
     const gone = await sql.begin(async (tx) => {
       const room = await ownedRoomForUpdate(tx, box, id, caller);
       await deleteRoom(tx, id);
-      const gone = { ...room, version: room.version + 1, updated_at: clock().toISOString() };
-      await emit(tx, makeEvent("room.deleted", roomEventOf(gone), { source: SOURCE }));
+      const now = clock();
+      const gone = { ...room, version: room.version + 1, updated_at: now.toISOString() };
+      await emit(tx, makeEvent("room.deleted", roomEventOf(gone), { source: SOURCE, time: now }));
       return gone;
     });
     reportRoomVersion(gone);

@@ -31,11 +31,14 @@ function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
   return parts;
 }
 
-/** Commit `events` decided on `before` (loaded `for update` in `tx`; null for a creation). Returns the aggregate as stored now. */
-export async function persist(tx: Db, before: Aggregate | null, events: readonly TranscriptEvent[]): Promise<Aggregate | null> {
+/**
+ * Commit `events` decided on `before` (loaded `for update` in `tx`; null for a creation), announced at
+ * `now` (the service's clock). Returns the aggregate as stored now.
+ */
+export async function persist(tx: Db, before: Aggregate | null, events: readonly TranscriptEvent[], now: Date): Promise<Aggregate | null> {
   if (events.length === 0) return before;
   const after = events.reduce<Aggregate | null>(evolve, before);
-  const published: OutgoingEvent[] = events.filter(isPublished).map((e) => makeEvent(e.type, e.data, { source: SOURCE }));
+  const published: OutgoingEvent[] = events.filter(isPublished).map((e) => makeEvent(e.type, e.data, { source: SOURCE, time: now }));
   const written = before
     ? after
       ? saveChanges(tx, before, after, changedParts(events))
@@ -51,13 +54,14 @@ export async function execute(
   tx: Db,
   a: Aggregate | null,
   command: TranscriptCommand,
+  now: Date,
 ): Promise<{ aggregate: Aggregate | null; events: TranscriptEvent[] }> {
   const events = decide(command, a);
-  return { aggregate: await persist(tx, a, events), events };
+  return { aggregate: await persist(tx, a, events, now), events };
 }
 
 /** A new transcript (built with newAggregate): stored and announced (and, when owned, to its owner's user socket). */
-export async function persistNew(tx: Db, a: Aggregate): Promise<Aggregate> {
-  const { aggregate } = await execute(tx, null, { type: "create", transcript: a.state });
+export async function persistNew(tx: Db, a: Aggregate, now: Date): Promise<Aggregate> {
+  const { aggregate } = await execute(tx, null, { type: "create", transcript: a.state }, now);
   return aggregate!;
 }

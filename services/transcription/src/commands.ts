@@ -45,15 +45,16 @@ async function editable(tx: Tx, id: string, caller: Caller, parts: { topics: boo
 }
 
 /** Decide and commit an editing command (EDIT(t) checked first); returns the stored aggregate. */
-async function edit(tx: Tx, id: string, caller: Caller, command: TranscriptCommand): Promise<Aggregate> {
+async function edit(tx: Tx, id: string, caller: Caller, command: Extract<TranscriptCommand, { now: Date }>): Promise<Aggregate> {
   const a = await editable(tx, id, caller, loads(command));
-  return (await decided(() => execute(tx, a, command))).aggregate!;
+  return (await decided(() => execute(tx, a, command, command.now))).aggregate!;
 }
 
 export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: Clock): void {
   rpc.handle(transcriptionOps.create, async ({ caller, transcript }) => {
-    const a = createdByApi(transcript, randomUUID(), caller.userId, clock());
-    await sql.begin((tx) => persistNew(tx, a));
+    const now = clock();
+    const a = createdByApi(transcript, randomUUID(), caller.userId, now);
+    await sql.begin((tx) => persistNew(tx, a, now));
     log.info({ transcriptId: a.state.id, userId: a.state.user_id }, "transcript created");
     return a.state;
   });
@@ -65,7 +66,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
       const refused = refusedUserLinks(a.state.participants, patch.participants ?? [], caller.userId);
       if (refused.length > 0) throw Invalid(refused);
       const newIds = (patch.participants ?? []).map(() => randomUUID());
-      const { aggregate } = await decided(() => execute(tx, a, { type: "update", patch, newIds, now: clock() }));
+      const now = clock();
+      const { aggregate } = await decided(() => execute(tx, a, { type: "update", patch, newIds, now }, now));
       return aggregate!.state;
     }),
   );
@@ -74,7 +76,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
       assertOwner(a.state, caller);
-      const { aggregate, events } = await decided(() => execute(tx, a, { type: "softDelete", by: caller.userId!, now: clock() }));
+      const now = clock();
+      const { aggregate, events } = await decided(() => execute(tx, a, { type: "softDelete", by: caller.userId!, now }, now));
       if (events.length) log.info({ transcriptId: id }, "transcript soft-deleted");
       return ok(aggregate!);
     }),
@@ -84,9 +87,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
   rpc.handle(transcriptionOps.restore, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      const events = decided(() => decide({ type: "restore", by: caller.userId ?? "", now: clock() }, a));
+      const now = clock();
+      const events = decided(() => decide({ type: "restore", by: caller.userId ?? "", now }, a));
       assertOwner(a.state, caller);
-      const aggregate = await persist(tx, a, events);
+      const aggregate = await persist(tx, a, events, now);
       log.info({ transcriptId: id }, "transcript restored");
       return ok(aggregate!);
     }),
@@ -95,9 +99,10 @@ export function registerCommands(rpc: RpcServer, sql: Sql, log: Logger, clock: C
   rpc.handle(transcriptionOps.destroy, async ({ caller, id }) =>
     sql.begin(async (tx) => {
       const a = await locked(tx, id);
-      const events = decided(() => decide({ type: "destroy", reason: "user", now: clock() }, a));
+      const now = clock();
+      const events = decided(() => decide({ type: "destroy", reason: "user", now }, a));
       assertOwner(a.state, caller);
-      const version = await destroyTranscript(tx, a, events);
+      const version = await destroyTranscript(tx, a, events, now);
       log.info({ transcriptId: id }, "transcript destroyed");
       return { status: "ok", version };
     }),

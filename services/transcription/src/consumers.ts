@@ -37,7 +37,7 @@ export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, n
     const id = await transcriptIdOfRecording(tx, r.recording_id);
     a = id ? await loadTranscript(tx, id, { forUpdate: true, events: false }) : null;
     if (!a) {
-      a = await persistNew(tx, forPlatformRecording(r, now));
+      a = await persistNew(tx, forPlatformRecording(r, now), now);
       log.info({ ...ctx, transcriptId: a.state.id }, "transcript created for a platform recording");
     }
   }
@@ -49,7 +49,7 @@ export async function onRecordingReady(tx: Tx, r: RecordingReady, log: Logger, n
       "recording already being processed; duplicate ignored",
     );
   }
-  const { aggregate } = await execute(tx, a, { type: "attachRecording", recording: r, now });
+  const { aggregate } = await execute(tx, a, { type: "attachRecording", recording: r, now }, now);
   await startProcessing(tx, aggregate!, log, `recording ${r.recording_id} ready`, now);
 }
 

@@ -7,11 +7,11 @@ import type { Aggregate } from "./domain/transcript";
 import { forgetPipelineRuns } from "./pipelines/index";
 
 /** Commit a decided destroy; returns the version the destruction was announced with. */
-export async function destroyTranscript(tx: Tx, a: Aggregate, decided: TranscriptEvent[]): Promise<number> {
+export async function destroyTranscript(tx: Tx, a: Aggregate, decided: TranscriptEvent[], now: Date): Promise<number> {
   const destroyed = decided.find((e) => e.type === "transcript.destroyed");
   if (!destroyed) throw new Error("destroyTranscript needs a decided transcript.destroyed");
   // Runs keep inputs and step outputs (words, summaries): they go with the transcript, a running one cancelled first.
   await forgetPipelineRuns(tx, a.state.id, `transcript destroyed (${destroyed.data.reason})`);
-  await persist(tx, a, decided);
+  await persist(tx, a, decided, now);
   return destroyed.data.transcript.version;
 }

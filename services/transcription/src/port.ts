@@ -26,7 +26,7 @@ export class DbTranscriptPort implements TranscriptPort {
         return false;
       }
       try {
-        const { aggregate, events } = await execute(tx, a, command);
+        const { aggregate, events } = await execute(tx, a, command, this.now());
         if (command.type === "complete" && events.length)
           this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
         if (command.type === "fail" && events.length) this.log.warn({ ...ctx, reason: command.reason }, "transcript processing failed");

@@ -37,7 +37,7 @@ export async function startProcessing(
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, `superseded: ${why}`);
   const input = pipelineInput(a);
   const { run_id } = await startPipeline(tx, input);
-  const { aggregate } = await execute(tx, a, { type: "startRun", run_id, now });
+  const { aggregate } = await execute(tx, a, { type: "startRun", run_id, now }, now);
   log.info({ transcriptId: a.state.id, runId: run_id, previousRunId: a.current_run_id, kind: input.kind, why }, "processing started");
   return { aggregate: aggregate!, runId: run_id };
 }

@@ -37,7 +37,7 @@ export async function expireTranscripts(sql: Sql, config: RetentionConfig, now: 
       for (const id of candidates) {
         const a = await loadTranscript(tx, id, { forUpdate: true, topics: false, events: false });
         if (!a || !isExpired(a.state, cutoff)) continue;
-        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now }, a));
+        await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now }, a), now);
         // After the tombstone: the shredder purges the transcript's earlier TRANSCRIPTS messages, and
         // this one (ids and dates only) must stay for meetings to apply.
         await emit(

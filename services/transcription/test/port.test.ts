@@ -33,7 +33,7 @@ const RUN = "run-1";
 beforeEach(async () => {
   const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "alice", name: "t", source_kind: "file" });
   id = a.state.id;
-  await sql.begin((tx) => persistNew(tx, a));
+  await sql.begin((tx) => persistNew(tx, a, new Date()));
   await sql.begin(async (tx) => saveTranscript(tx, { ...(await loadTranscript(tx, id))!, current_run_id: RUN }));
   await sql`delete from outbox`;
 });

@@ -257,7 +257,7 @@ export class PocketsphinxStream implements SpeechStream {
       if (!this.stopped) this.finish();
       return;
     }
-    const now = Date.now();
+    const now = performance.now();
     this.restarts.push(now);
     while (this.restarts[0]! < now - 60_000) this.restarts.shift();
     const context = { code, signal, stderr: r.stderr.trim() || undefined, resumeAt: this.replayStart / BYTES_PER_SECOND };

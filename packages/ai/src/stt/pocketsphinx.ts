@@ -66,7 +66,7 @@ export class PocketsphinxStt implements SpeechToText {
 
   private async decodeChunk(chunk: PcmChunk, tmp: string, signal?: AbortSignal): Promise<SttWord[]> {
     const m = this.opts.modelDir;
-    const started = Date.now();
+    const started = performance.now();
     const file = join(tmp, `chunk-${chunk.index}.wav`);
     let out: string;
     try {
@@ -106,7 +106,7 @@ export class PocketsphinxStt implements SpeechToText {
         offset: chunk.offset,
         seconds: chunk.samples.length / SAMPLE_RATE,
         words: words.length,
-        ms: Date.now() - started,
+        ms: performance.now() - started,
       },
       "pocketsphinx chunk decoded",
     );

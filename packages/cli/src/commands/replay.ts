@@ -30,7 +30,7 @@ export const REPLAY_USAGE = `  replay read-model    rebuild the transcript read 
 type Out = (line: string) => void;
 
 /** One line per phase change and at most one per second while a phase runs. */
-export function progressPrinter(out: Out, now: () => number = Date.now): (p: RebuildProgress) => void {
+export function progressPrinter(out: Out, now: () => number = () => performance.now()): (p: RebuildProgress) => void {
   let last = 0;
   let lastKey = "";
   return (p) => {

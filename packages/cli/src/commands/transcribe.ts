@@ -98,7 +98,7 @@ async function upload(api: ScribeClient, opts: TranscribeOptions, id: string, si
       form.append("chunk", new Blob([bytes]), filename);
       // The recordings service learns of a new transcript from its event: a 404 right after the
       // create means "not yet", for a few seconds.
-      const deadline = Date.now() + 30_000;
+      const deadline = performance.now() + 30_000;
       for (;;) {
         const res = await reach(
           opts.url,
@@ -109,7 +109,7 @@ async function upload(api: ScribeClient, opts: TranscribeOptions, id: string, si
           }),
         );
         if (res.response.ok) break;
-        if (res.response.status !== 404 || Date.now() > deadline)
+        if (res.response.status !== 404 || performance.now() > deadline)
           throw refused(`uploading chunk ${n + 1} of ${total}`, res.response.status, res.error);
         await sleep(250);
       }
@@ -127,20 +127,20 @@ async function upload(api: ScribeClient, opts: TranscribeOptions, id: string, si
 
 /** Poll the transcript until it is ended or failed, showing its status and the time spent. */
 async function follow(api: ScribeClient, opts: TranscribeOptions, id: string, show: ReturnType<typeof progressDisplay>): Promise<string> {
-  const started = Date.now();
+  const started = performance.now();
   let last = "";
   for (;;) {
     const res = await reach(opts.url, api.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } }));
     if (!res.data) throw refused(`reading transcript ${id}`, res.response.status, res.error);
     const status = res.data.status;
-    const seconds = Math.round((Date.now() - started) / 1000);
+    const seconds = Math.round((performance.now() - started) / 1000);
     show.update(`transcript ${id}: ${status} (${seconds} s)`, status !== last);
     last = status;
     if (status === "ended" || status === "error") {
       show.done();
       return status;
     }
-    if (Date.now() - started > opts.timeoutMs) {
+    if (performance.now() - started > opts.timeoutMs) {
       show.done();
       throw new TranscribeError(
         `timed out after ${Math.round(opts.timeoutMs / 1000)} s with transcript ${id} still ${status}; see \`scribe runs list --subject ${id}\`, or raise --timeout`,

@@ -4,6 +4,7 @@ import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from "@nats-io/je
 import { headers } from "@nats-io/transport-node";
 import { DLQ_STREAM, InvalidEventError, STREAMS, parseEvent, type EventType, type ScribeEvent, type StreamName } from "@scribe/contracts";
 import type { Logger } from "pino";
+import { systemClock, type Clock } from "../clock";
 import type { Sql, Tx } from "../db";
 import { isAppError } from "../errors";
 import { metrics } from "../metrics";
@@ -47,6 +48,8 @@ export interface ConsumerOptions {
   ackWaitMs?: number;
   batchSize?: number;
   backoffMs?: (deliveryCount: number) => number;
+  /** Stamps dead letters with the time they were set aside (the service's clock). */
+  clock?: Clock;
 }
 
 /** How long one pull round waits for messages; bounds how long stop() can take. */
@@ -314,7 +317,7 @@ export class ConsumerRunner {
     h.set("Scribe-Dlq-Stream-Seq", String(m.seq));
     h.set("Scribe-Dlq-Subject", m.subject);
     h.set("Scribe-Dlq-Deliveries", String(m.info.deliveryCount));
-    h.set("Scribe-Dlq-Time", new Date().toISOString());
+    h.set("Scribe-Dlq-Time", (this.opts.clock ?? systemClock)().toISOString());
     await bus.js.publish(bus.subject(`${DLQ_STREAM.context}.${this.durable}`), m.data, {
       headers: h,
       msgID: `dlq:${this.durable}:${m.info.stream}:${m.seq}`,

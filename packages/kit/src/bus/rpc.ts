@@ -56,9 +56,9 @@ export class RpcServer {
 
   private async dispatch<O extends RpcOp>(op: O, handler: RpcHandler<O>, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID) || randomUUID();
-    const deadline = Number(msg.headers?.get(DEADLINE)) || Date.now() + 30_000;
+    const deadline = Number(msg.headers?.get(DEADLINE)) || epochMs() + 30_000;
     const log = this.log.child({ requestId, op: op.subject });
-    if (Date.now() > deadline) {
+    if (epochMs() > deadline) {
       log.warn("request arrived after its deadline; dropped");
       return;
     }
@@ -66,7 +66,7 @@ export class RpcServer {
     let written: VersionMark[] = [];
     // Reading through to an owner is part of this request: same id, what is left of its deadline.
     const ask = (subject: string, request: unknown) =>
-      requestReply(this.bus, subject, request, { requestId, timeoutMs: Math.max(1, deadline - Date.now()) });
+      requestReply(this.bus, subject, request, { requestId, timeoutMs: Math.max(1, deadline - epochMs()) });
     try {
       const body: unknown = msg.data.length ? JSON.parse(decoder.decode(msg.data)) : {};
       const parsed = op.request.safeParse(body);
@@ -117,12 +117,20 @@ export async function rpcCall<O extends RpcOp>(bus: Bus, op: O, req: RpcRequest<
   return op.response.parse(await requestReply(bus, op.subject, req, opts)) as RpcResponse<O>;
 }
 
+/**
+ * Milliseconds since the epoch, for deadlines that travel between processes in a header: only wall
+ * time means the same on both ends (hosts keep it in sync), so it is not the injected clock, which
+ * tests move to decide rules, not to expire requests in flight.
+ */
+// eslint-disable-next-line no-restricted-syntax
+const epochMs = (): number => Date.now();
+
 /** One request/reply exchange on `subject`; the reply's data unparsed, or the service's AppError thrown. */
 async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallOptions): Promise<unknown> {
   const timeout = opts.timeoutMs ?? 10_000;
   const h = headers();
   h.set(REQUEST_ID, opts.requestId ?? randomUUID());
-  h.set(DEADLINE, String(Date.now() + timeout));
+  h.set(DEADLINE, String(epochMs() + timeout));
   if (opts.versions?.length) h.set(VERSIONS, encodeVersionMarks(opts.versions));
   const service = subject.split(".")[1] ?? subject;
   let msg: Msg;

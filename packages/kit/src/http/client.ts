@@ -7,6 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, request, type Dispatcher, type FormData } from "undici";
+import { systemClock, type Clock } from "../clock";
 import { nonPublicAddressKind, type AddressKind } from "./addresses";
 import { nextRetryDelay, NO_RETRY, type AttemptOutcome, type RetryPolicy } from "./retry";
 
@@ -71,6 +72,8 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** Attempts and backoff (default: one attempt). */
   retry?: RetryPolicy;
+  /** Reads the time a Retry-After date is measured against (the service's clock). */
+  clock?: Clock;
 }
 
 export type RequestBody = string | Uint8Array | FormData;
@@ -262,6 +265,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const maxRedirects = options.maxRedirects ?? HTTP_DEFAULTS.maxRedirects;
   const maxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
   const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
+  const clock = options.clock ?? systemClock;
   const guard = options.guard === undefined ? { allowPrivate: false } : options.guard;
   const policy = guard ? (guard.addressPolicy ?? publicAddressPolicy(guard.allowPrivate)) : null;
   // Every connection of this agent resolves through the guard, so no request can skip it.
@@ -342,7 +346,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         outcome = outcomeOf(result);
         problem = result.message;
       }
-      const delay = nextRetryDelay({ attempt: n, policy: policyOfRetry, idempotent, outcome, random: Math.random(), now: new Date() });
+      const delay = nextRetryDelay({ attempt: n, policy: policyOfRetry, idempotent, outcome, random: Math.random(), now: clock() });
       if (delay === null) {
         if (result instanceof HttpError) throw result;
         return result;

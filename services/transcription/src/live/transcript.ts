@@ -21,7 +21,7 @@ async function unlessStale<T>(f: () => Promise<T>): Promise<T | null> {
 /** `recording`, with the session as the current run (an unfinished processing run is cancelled). `a` is loaded with its topics. */
 export async function beginLiveRun(tx: Tx, a: Aggregate, sessionId: string, now: Date): Promise<Aggregate> {
   if (a.current_run_id) await cancelPipeline(tx, a.current_run_id, "superseded: live recording started");
-  return (await execute(tx, a, { type: "startLiveRecording", run_id: sessionId, now })).aggregate!;
+  return (await execute(tx, a, { type: "startLiveRecording", run_id: sessionId, now }, now)).aggregate!;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function handOverLiveRun(
   const a = await loadTranscript(tx, transcriptId, { forUpdate: true, events: false });
   if (!a) return false;
   const recording = liveRecording(a, sessionId, audio.bucket, { key: audio.key, size: audio.size }, now);
-  const handed = await unlessStale(() => execute(tx, a, { type: "handOverLiveRecording", run_id: sessionId, recording, now }));
+  const handed = await unlessStale(() => execute(tx, a, { type: "handOverLiveRecording", run_id: sessionId, recording, now }, now));
   if (!handed) return false;
   await startProcessing(tx, handed.aggregate!, log, `live recording ${sessionId} ended`, now);
   return true;
@@ -50,5 +50,5 @@ export async function handOverLiveRun(
 export async function failLiveRun(tx: Tx, transcriptId: string, sessionId: string, reason: string, now: Date): Promise<boolean> {
   const a = await loadTranscript(tx, transcriptId, { forUpdate: true, topics: false, events: false });
   if (!a) return false;
-  return (await unlessStale(() => execute(tx, a, { type: "failLiveRecording", run_id: sessionId, reason, now }))) !== null;
+  return (await unlessStale(() => execute(tx, a, { type: "failLiveRecording", run_id: sessionId, reason, now }, now))) !== null;
 }

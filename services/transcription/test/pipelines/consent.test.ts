@@ -30,7 +30,7 @@ async function answer(meetingId: string, given: boolean, anyDenial: boolean): Pr
       any_denial: anyDenial,
       skip_consent: false,
     },
-    { source: "test" },
+    { source: "test", time: new Date() },
   );
   await bus.js.publish(bus.subject(subject), JSON.stringify(event));
 }
