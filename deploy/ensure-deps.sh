@@ -34,6 +34,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# RUM: ranked search takes its best candidates from a RUM index when the extension is there
+# (migrations/projection/0003); without it search falls back to GIN. Its package follows the server's major.
+pg_major=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
+if [ -n "$pg_major" ] && ! dpkg -s "postgresql-$pg_major-rum" >/dev/null 2>&1; then
+  say "installing postgresql-$pg_major-rum"
+  as_root apt-get update -qq || true
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$pg_major-rum" >/dev/null ||
+    say "postgresql-$pg_major-rum is not available: search ranks with its GIN fallback"
+fi
+
 if ! command -v pnpm >/dev/null || [ "$(pnpm --version)" != "$PNPM_VERSION" ]; then
   say "installing pnpm $PNPM_VERSION"
   as_root npm install -g "pnpm@$PNPM_VERSION" >/dev/null 2>&1

@@ -1660,6 +1660,8 @@ export interface components {
             results: components["schemas"]["SearchResult"][];
             /** @description How many transcripts match in all */
             total: number;
+            /** @description present (true) when more match than `total`, the search's counting bound */
+            total_capped?: boolean;
             /** @description The trimmed query (null when browsing) */
             query?: string | null;
             /** @description Page size */

@@ -12,5 +12,12 @@ export const SearchConfig = z.object({
   SEARCH_MAX_SNIPPETS: envInt(3, 0, 10).describe("search snippets per result at most"),
   SEARCH_SNIPPET_CONTEXT_CHARS: envInt(50, 0, 1000).describe("characters a search snippet keeps before the match"),
   SEARCH_SNIPPET_MAX_CHARS: envInt(150, 1, 2000).describe("length of a search snippet's window (before trimming and ellipses)"),
+  SEARCH_EXACT_UP_TO: envInt(1000, 1, 1_000_000).describe(
+    "matches a text search ranks and counts exactly; beyond, the best candidates by the RUM index (on GIN: the first the index yields) are ranked and total is this number with total_capped true",
+  ),
+  SEARCH_INDEX: z
+    .enum(["auto", "gin"])
+    .default("auto")
+    .describe("auto: take ranked candidates from the RUM index when the read model has it; gin: always the GIN fallback"),
 });
 export type SearchConfig = z.infer<typeof SearchConfig>;

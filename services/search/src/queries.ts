@@ -4,7 +4,7 @@ import { isoformatUtc, listingScope, searchOps } from "@scribe/contracts";
 import { Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
 import type { SearchConfig } from "./config";
 import { combineSnippets, type SnippetSettings } from "./domain/snippets";
-import { searchTranscripts, type SearchScope } from "./store";
+import { availableSearchIndex, searchTranscripts, type SearchIndex, type SearchScope } from "./store";
 
 export function snippetSettings(config: SearchConfig): SnippetSettings {
   return {
@@ -15,21 +15,41 @@ export function snippetSettings(config: SearchConfig): SnippetSettings {
   };
 }
 
+/**
+ * The index to rank with, looked up on the first search and again while it is not RUM: the
+ * projection creates the index in its migrations, which may run after this service started.
+ */
+function searchIndexOf(sql: Sql, config: SearchConfig): () => Promise<SearchIndex> {
+  let known: SearchIndex | null = config.SEARCH_INDEX === "gin" ? "gin" : null;
+  let checkedAt = -Infinity;
+  return async () => {
+    if (known === "rum" || (known === "gin" && config.SEARCH_INDEX === "gin")) return known;
+    if (known === null || performance.now() - checkedAt > 30_000) {
+      checkedAt = performance.now();
+      known = await availableSearchIndex(sql);
+    }
+    return known;
+  };
+}
+
 export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig): void {
   const settings = snippetSettings(config);
+  const searchIndex = searchIndexOf(sql, config);
   rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id, source_kind, include_deleted }) => {
     if (include_deleted && caller.userId === null) throw Unauthorized("Authentication required to view deleted transcripts");
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
     // The trash is the caller's own: shared rooms and PUBLIC_MODE do not widen it.
     const scope: SearchScope = include_deleted ? { kind: "own_deleted", userId: caller.userId! } : listingScope(caller, config.PUBLIC_MODE);
     const text = q.trim() || null;
-    const { rows, total } = await searchTranscripts(sql, {
+    const { rows, total, totalCapped } = await searchTranscripts(sql, {
       text,
       scope,
       roomId: room_id ?? null,
       sourceKind: source_kind ?? null,
       limit,
       offset,
+      exactUpTo: config.SEARCH_EXACT_UP_TO,
+      index: await searchIndex(),
     });
     const results = rows.map((r) => {
       const { snippets, totalMatchCount } = text
@@ -50,6 +70,6 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig):
         change_seq: r.change_seq,
       };
     });
-    return { results, total, query: text, limit, offset };
+    return { results, total, ...(totalCapped ? { total_capped: true } : {}), query: text, limit, offset };
   });
 }

@@ -218,6 +218,14 @@ export const SearchResponse = z
   .object({
     results: z.array(SearchResult),
     total: z.number().int().min(0),
+    /**
+     * Scribe's addition, present only when true: more transcripts match than a text search counts
+     * exactly (SEARCH_EXACT_UP_TO), and `total` is that bound: "at least `total`".
+     */
+    total_capped: z
+      .boolean()
+      .optional()
+      .openapi({ description: "present (true) when more match than `total`, the search's counting bound" }),
     query: z.string().nullable().optional(),
     limit: z.number().int().min(1).max(100),
     offset: z.number().int().min(0),

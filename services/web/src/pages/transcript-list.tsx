@@ -130,8 +130,13 @@ export function TranscriptList() {
           </button>{" "}
           <span>
             {offset + 1}–{Math.min(offset + PAGE_SIZE, page.total)} of {page.total}
+            {page.total_capped ? "+" : ""}
           </span>{" "}
-          <button class="outline" disabled={offset + PAGE_SIZE >= page.total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+          <button
+            class="outline"
+            disabled={offset + PAGE_SIZE >= page.total && !page.total_capped}
+            onClick={() => setOffset(offset + PAGE_SIZE)}
+          >
             Next
           </button>
         </nav>

@@ -1,0 +1,169 @@
+// Ranked search against exact ranking (behaviour-search-notify-auth §1.3, §1.5): the candidates the
+// search service ranks — from the RUM index, or the GIN fallback — give the same top results as
+// ts_rank computed over every match, and the total is exact up to its bound and capped beyond it.
+import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { TEST_ADMIN_URL, createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEARCH_DB_SETTINGS, availableSearchIndex, searchTranscripts, type SearchIndex, type SearchQuery } from "../src/store";
+
+const TRANSCRIPTS = 600;
+// Pseudo-words no English stemming or stop list touches; drawn with a Zipf-like law, so word 0 is
+// in nearly every transcript and word 150 in a few.
+const VOCAB = Array.from({ length: 300 }, (_, i) => `zq${i.toString(36)}x`);
+
+/** Whether this server has the RUM extension: its tests run only there (deploy/ensure-deps.sh installs it). */
+const RUM_AVAILABLE = await (async () => {
+  const admin = connectDb(TEST_ADMIN_URL, { schema: "public", max: 1 });
+  try {
+    const [row] = await admin<
+      { available: boolean }[]
+    >`select exists (select 1 from pg_available_extensions where name = 'rum') as available`;
+    return row!.available;
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+})();
+
+let db: TestDatabase;
+let sql: Sql;
+
+beforeAll(async () => {
+  db = await createTestDatabase("searchrank");
+  sql = connectDb(db.url, { schema: "projection", max: 2, settings: SEARCH_DB_SETTINGS });
+  await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
+  const random = seededRandom(7);
+  const draw = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(VOCAB.length ** random()) - 1]!).join(" ");
+  const rows = Array.from({ length: TRANSCRIPTS }, (_, g) => ({
+    id: `t-${g}`,
+    version: 1,
+    state_version: 1,
+    name: `Transcript ${g}`,
+    status: "ended",
+    locked: false,
+    duration: 60_000,
+    created_at: new Date(Date.UTC(2026, 0, 1) + g * 60_000),
+    updated_at: new Date(Date.UTC(2026, 0, 1)),
+    title: draw(3),
+    long_summary: draw(20),
+    webvtt_text: draw(60),
+    participants: sql.json([]),
+    source_language: "en",
+    target_language: "en",
+    reviewed: false,
+    audio_location: "storage",
+    user_id: `user-${g % 3}`,
+    share_mode: "private",
+    source_kind: "file",
+  }));
+  await sql`insert into transcript ${sql(rows)}`;
+  await sql`analyze transcript`;
+});
+afterAll(async () => {
+  await sql?.end({ timeout: 1 });
+  await db?.drop();
+});
+
+const QUERIES = {
+  "a word in nearly every transcript": VOCAB[0]!,
+  "a common word": VOCAB[3]!,
+  "a rare word": VOCAB[120]!,
+  "two words": `${VOCAB[1]} ${VOCAB[6]}`,
+  "a phrase": `"${VOCAB[0]} ${VOCAB[1]}"`,
+  "either of two words": `${VOCAB[9]} OR ${VOCAB[40]}`,
+};
+
+/** What ranking every match gives: ts_rank over the whole filter, in the service's order. */
+async function exactTop(text: string, limit: number, userId: string | null = null): Promise<{ ids: string[]; total: number }> {
+  const rows = await sql<{ id: string; total: string }[]>`
+    select id, count(*) over () as total from transcript t
+    where deleted_at is null and ${userId === null ? sql`true` : sql`user_id = ${userId}`}
+      and search_vector @@ websearch_to_tsquery('english', ${text})
+    order by ts_rank(search_vector, websearch_to_tsquery('english', ${text}), 32) desc, created_at desc, id`;
+  return { ids: rows.slice(0, limit).map((r) => r.id), total: rows.length };
+}
+
+function query(text: string, index: SearchIndex, exactUpTo: number, extra: Partial<SearchQuery> = {}): SearchQuery {
+  return {
+    text,
+    scope: { kind: "ownerless_public_or_shared_rooms" },
+    roomId: null,
+    sourceKind: null,
+    limit: 20,
+    offset: 0,
+    exactUpTo,
+    index,
+    ...extra,
+  };
+}
+// Every fixture row is private and owned: the anonymous PUBLIC_MODE scope sees them through
+// "user_id is null or share_mode = 'public' or room_shared" only when public, so make them so.
+beforeAll(async () => {
+  await sql`update transcript set share_mode = 'public'`;
+});
+
+it("the read model has the RUM index where the extension is installed, else the GIN fallback", async () => {
+  expect(await availableSearchIndex(sql)).toBe(RUM_AVAILABLE ? "rum" : "gin");
+});
+
+describe.each(RUM_AVAILABLE ? (["rum", "gin"] as const) : (["gin"] as const))("with the %s index", (index) => {
+  it.each(Object.entries(QUERIES))("ranks %s exactly as ts_rank over every match, with an exact total", async (_, text) => {
+    const exact = await exactTop(text, 20);
+    expect(exact.total).toBeGreaterThan(0);
+    const page = await searchTranscripts(sql, query(text, index, TRANSCRIPTS));
+    expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
+    expect(page).toMatchObject({ total: exact.total, totalCapped: false });
+  });
+
+  it("pages deeper than the bound through the same exact order", async () => {
+    const text = VOCAB[0]!;
+    const exact = await exactTop(text, 60);
+    const page = await searchTranscripts(sql, query(text, index, 10, { limit: 20, offset: 40 }));
+    if (index === "rum") expect(page.rows.map((r) => r.id)).toEqual(exact.ids.slice(40, 60));
+    expect(page.rows).toHaveLength(20);
+  });
+
+  it("caps the total at the bound when more match, and says so", async () => {
+    const text = VOCAB[0]!;
+    const exact = await exactTop(text, 20);
+    expect(exact.total).toBeGreaterThan(50);
+    expect(await searchTranscripts(sql, query(text, index, 50))).toMatchObject({ total: 50, totalCapped: true });
+    // A page past the bound counts as far as it reaches.
+    expect(await searchTranscripts(sql, query(text, index, 50, { offset: 5000 }))).toMatchObject({
+      rows: [],
+      total: exact.total,
+      totalCapped: false,
+    });
+    // Browsing (no text) counts up to the same bound.
+    expect(await searchTranscripts(sql, query(text, index, 50, { text: null }))).toMatchObject({ total: 50, totalCapped: true });
+    expect(await searchTranscripts(sql, query(text, index, TRANSCRIPTS, { text: null }))).toMatchObject({
+      total: TRANSCRIPTS,
+      totalCapped: false,
+    });
+    // Exactly at the bound is exact, not capped.
+    expect(await searchTranscripts(sql, query(text, index, exact.total))).toMatchObject({ total: exact.total, totalCapped: false });
+  });
+
+  it("applies the caller's filter before taking candidates", async () => {
+    const text = VOCAB[2]!;
+    const exact = await exactTop(text, 20, "user-1");
+    const page = await searchTranscripts(
+      sql,
+      query(text, index, TRANSCRIPTS, { scope: { kind: "own_or_shared_rooms", userId: "user-1" } }),
+    );
+    expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
+    expect(page.total).toBe(exact.total);
+  });
+});
+
+describe.runIf(RUM_AVAILABLE)("with the RUM index and a bound far below the matches", () => {
+  it.each([QUERIES["a word in nearly every transcript"], QUERIES["a common word"], QUERIES["either of two words"]])(
+    "still finds the exact top results of %s (RUM's order is ts_rank's for words and OR)",
+    async (text) => {
+      const exact = await exactTop(text, 20);
+      expect(exact.total).toBeGreaterThan(40);
+      const page = await searchTranscripts(sql, query(text, "rum", 25));
+      expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
+      expect(page.totalCapped).toBe(true);
+    },
+  );
+});
