@@ -54,10 +54,14 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
   },
 ];
 
-/** Read models start from the beginning of each stream. */
+/**
+ * Read models start from the beginning of each stream. Batches of 500 (the kit's default is 100):
+ * a pipelined batch costs little more per event than its commit and pull round, which this spreads
+ * over more events (`pnpm bench projection`: 0.23x → 0.33x of the consumer machinery alone).
+ */
 export function registerConsumers<C>(rt: ServiceRuntime<C>): { stream: StreamName; runner: ConsumerRunner }[] {
   return FOLDED.map(({ stream, consumer, handlers }) => ({
     stream,
-    runner: rt.consume({ name: consumer, stream, handlers, batchHandler: applyLiveBatch, deliverPolicy: "all" }),
+    runner: rt.consume({ name: consumer, stream, handlers, batchHandler: applyLiveBatch, batchSize: 500, deliverPolicy: "all" }),
   }));
 }
