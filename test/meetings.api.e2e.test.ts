@@ -57,7 +57,7 @@ describe("creating and listing meetings", () => {
   });
 
   it("reuses the room's active meeting unless duplicates are asked for, and lists every active meeting", async () => {
-    await roomWithMeetings(alice, { name: "multi" });
+    await roomWithMeetings(sys.client("alice"), { name: "multi" });
     const first = await createMeeting(bob, "multi");
     const again = await createMeeting(anon, "multi", { allow_duplicated: false });
     expect(again.id).toBe(first.id);
@@ -68,7 +68,7 @@ describe("creating and listing meetings", () => {
   });
 
   it("starts a new meeting when the room's settings changed, leaving the old one active", async () => {
-    const room = await roomWithMeetings(alice, { name: "changing" });
+    const room = await roomWithMeetings(sys.client("alice"), { name: "changing" });
     const before = await createMeeting(alice, "changing");
     expect((await alice(`/v1/rooms/${room.id}`, patch({ room_mode: "group" }))).status).toBe(200);
     const after = await eventually(
@@ -84,7 +84,7 @@ describe("creating and listing meetings", () => {
   });
 
   it("creates the meeting on the room's platform and refuses a platform Scribe does not offer", async () => {
-    await roomWithMeetings(alice, { name: "on-whereby", platform: "whereby", is_locked: true, recording_trigger: "prompt" });
+    await roomWithMeetings(sys.client("alice"), { name: "on-whereby", platform: "whereby", is_locked: true, recording_trigger: "prompt" });
     const m = await createMeeting(alice, "on-whereby");
     expect(m).toMatchObject({ platform: "whereby", is_locked: true, recording_trigger: "prompt" });
     expect(m.room_name).toMatch(/^\/on-whereby-/);
@@ -95,15 +95,15 @@ describe("creating and listing meetings", () => {
       fields: ["hostRoomUrl"],
       recording: { type: "cloud", startTrigger: "prompt", destination: { provider: "s3", bucket: sys.whereby.bucket } },
     });
-    await roomWithMeetings(alice, { name: "on-livekit", platform: "livekit" });
+    await roomWithMeetings(sys.client("alice"), { name: "on-livekit", platform: "livekit" });
     const res = await alice("/v1/rooms/on-livekit/meeting", post({}));
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ detail: "Video platform livekit is not supported" });
   });
 
   it("gets a meeting only through its own room", async () => {
-    await roomWithMeetings(alice, { name: "room-one" });
-    await roomWithMeetings(alice, { name: "room-two" });
+    await roomWithMeetings(sys.client("alice"), { name: "room-one" });
+    await roomWithMeetings(sys.client("alice"), { name: "room-two" });
     const m = await createMeeting(alice, "room-one");
     expect((await alice(`/v1/rooms/room-one/meetings/${m.id}`)).status).toBe(200);
     const wrongRoom = await alice(`/v1/rooms/room-two/meetings/${m.id}`);
@@ -115,7 +115,7 @@ describe("creating and listing meetings", () => {
 
 describe("host URLs and joining", () => {
   it("shows the host URL to the room owner only, on every meeting response, shared room or not", async () => {
-    await roomWithMeetings(alice, { name: "hosted", platform: "whereby", is_shared: true });
+    await roomWithMeetings(sys.client("alice"), { name: "hosted", platform: "whereby", is_shared: true });
     const owner = await createMeeting(alice, "hosted");
     expect(owner.host_room_url).toContain("roomKey=");
     const forBob = await createMeeting(bob, "hosted");
@@ -136,7 +136,7 @@ describe("host URLs and joining", () => {
   });
 
   it("creates Daily meeting tokens in the service: owner flag, user id, recording UI when consent is skipped", async () => {
-    await roomWithMeetings(alice, { name: "tokens", skip_consent: true });
+    await roomWithMeetings(sys.client("alice"), { name: "tokens", skip_consent: true });
     const m = await createMeeting(alice, "tokens");
     const asBob = await (await bob(`/v1/rooms/tokens/meetings/${m.id}/join?display_name=Bobby`, { method: "POST" })).json();
     expect(new URL(asBob.room_url).searchParams.get("t")).toBeTruthy();
@@ -153,7 +153,7 @@ describe("host URLs and joining", () => {
   });
 
   it("refuses to join an inactive meeting (400) and an ended one (400)", async () => {
-    const room = await roomWithMeetings(alice, { name: "closed" });
+    const room = await roomWithMeetings(sys.client("alice"), { name: "closed" });
     const m = await createMeeting(alice, "closed");
     expect((await alice(`/v1/meetings/${m.id}/deactivate`, { method: "PATCH" })).status).toBe(200);
     const inactive = await bob(`/v1/rooms/closed/meetings/${m.id}/join`, { method: "POST" });
@@ -182,7 +182,7 @@ describe("host URLs and joining", () => {
 
 describe("deactivating", () => {
   it("lets only the room owner deactivate, answers the reference's texts, and never reactivates", async () => {
-    await roomWithMeetings(alice, { name: "deact" });
+    await roomWithMeetings(sys.client("alice"), { name: "deact" });
     const m = await createMeeting(alice, "deact");
     const anonymous = await anon(`/v1/meetings/${m.id}/deactivate`, { method: "PATCH" });
     expect(anonymous.status).toBe(401);
@@ -209,7 +209,7 @@ describe("deactivating", () => {
 
 describe("consent", () => {
   it("keeps one record per signed-in user (overwritten) and a new record per anonymous answer, also after the meeting ended", async () => {
-    await roomWithMeetings(alice, { name: "consenting" });
+    await roomWithMeetings(sys.client("alice"), { name: "consenting" });
     const m = await createMeeting(alice, "consenting");
     await joinAs(bob, "consenting", m.id);
     await sys.daily.join(m.room_name, { userName: "Guest" });
@@ -236,7 +236,7 @@ describe("consent", () => {
   });
 
   it("refuses answers from callers who did not join: a stranger's 'no' neither counts nor is recorded", async () => {
-    await roomWithMeetings(alice, { name: "consent-strangers" });
+    await roomWithMeetings(sys.client("alice"), { name: "consent-strangers" });
     const m = await createMeeting(alice, "consent-strangers");
     for (const stranger of [bob, anon]) {
       const res = await stranger(`/v1/meetings/${m.id}/consent`, post({ consent_given: false }));
@@ -262,7 +262,7 @@ describe("consent", () => {
 
 describe("e-mail recipients", () => {
   it("adds each address once, with the transcript link only for signed-in callers", async () => {
-    await roomWithMeetings(alice, { name: "mailing" });
+    await roomWithMeetings(sys.client("alice"), { name: "mailing" });
     const m = await createMeeting(alice, "mailing");
     await joinAs(bob, "mailing", m.id);
     await sys.daily.join(m.room_name, { userName: "Guest" });
@@ -290,7 +290,7 @@ describe("e-mail recipients", () => {
 
 describe("e-mail recipients who did not join", () => {
   it("refuses a caller who only knows the room's name, signed in or not, until they join", async () => {
-    await roomWithMeetings(alice, { name: "mail-strangers" });
+    await roomWithMeetings(sys.client("alice"), { name: "mail-strangers" });
     const m = await createMeeting(alice, "mail-strangers");
     for (const stranger of [bob, anon]) {
       const res = await stranger(`/v1/meetings/${m.id}/email-recipient`, post({ email: "eve@example.com" }));
@@ -311,7 +311,7 @@ describe("e-mail recipients who did not join", () => {
 
 describe("starting a recording", () => {
   it("starts a Daily recording for anyone, reports an already active one, and explains refusals", async () => {
-    await roomWithMeetings(alice, { name: "recorded" });
+    await roomWithMeetings(sys.client("alice"), { name: "recorded" });
     const m = await createMeeting(alice, "recorded");
     const instanceId = randomUUID();
     const idle = await anon(`/v1/meetings/${m.id}/recordings/start`, post({ type: "raw-tracks", instanceId }));
@@ -330,7 +330,7 @@ describe("starting a recording", () => {
     expect((await anon(`/v1/meetings/${m.id}/recordings/start`, post({ type: "cloud", instanceId: "nope" }))).status).toBe(422);
     expect((await anon("/v1/meetings/no-such-meeting/recordings/start", post({ type: "cloud", instanceId }))).status).toBe(404);
 
-    await roomWithMeetings(alice, { name: "recorded-b", platform: "whereby" });
+    await roomWithMeetings(sys.client("alice"), { name: "recorded-b", platform: "whereby" });
     const w = await createMeeting(alice, "recorded-b");
     const unsupported = await anon(`/v1/meetings/${w.id}/recordings/start`, post({ type: "cloud", instanceId }));
     expect(unsupported.status).toBe(400);
@@ -340,7 +340,7 @@ describe("starting a recording", () => {
 
 describe("calendar meetings (meetings.create_calendar_meeting, for the calendar service)", () => {
   it("creates one meeting per calendar event, with its metadata, in full for the owner only", async () => {
-    const room = await roomWithMeetings(alice, { name: "calendared", platform: "whereby", is_shared: true });
+    const room = await roomWithMeetings(sys.client("alice"), { name: "calendared", platform: "whereby", is_shared: true });
     const start = new Date(Date.now() + 5 * 60_000);
     const event = {
       id: randomUUID(),
@@ -409,7 +409,7 @@ describe("calendar meetings (meetings.create_calendar_meeting, for the calendar 
 
 describe("room deletion", () => {
   it("deletes the room's meetings with their consent records and announces each", async () => {
-    const room = await roomWithMeetings(alice, { name: "doomed-room" });
+    const room = await roomWithMeetings(sys.client("alice"), { name: "doomed-room" });
     const m = await createMeeting(alice, "doomed-room");
     await anon(`/v1/meetings/${m.id}/consent`, post({ consent_given: false }));
     expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(200);

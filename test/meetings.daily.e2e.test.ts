@@ -28,7 +28,7 @@ afterAll(async () => sys?.stop());
 
 describe("a Daily meeting end to end", () => {
   it("runs from creation through participants and the session's end to recording.available with the tracks", async () => {
-    await roomWithMeetings(alice, { name: "standup", store_video: true });
+    await roomWithMeetings(sys.client("alice"), { name: "standup", store_video: true });
 
     // Create: a Daily room per meeting, named after the room with a UTC timestamp.
     const created = await alice("/v1/rooms/standup/meeting", post({}));
@@ -131,7 +131,7 @@ describe("a Daily meeting end to end", () => {
   });
 
   it("names every recorded participant, also when the recording is all the simulator is asked for", async () => {
-    await roomWithMeetings(alice, { name: "speech-only" });
+    await roomWithMeetings(sys.client("alice"), { name: "speech-only" });
     const meeting = await (await alice("/v1/rooms/speech-only/meeting", post({}))).json();
     const rec = await sys.daily.finishRecording({
       roomName: meeting.room_name,
@@ -146,7 +146,7 @@ describe("a Daily meeting end to end", () => {
   });
 
   it("deactivates a used meeting at the next processing round once everyone left (no meeting.ended needed)", async () => {
-    await roomWithMeetings(bob, { name: "no-end-signal" });
+    await roomWithMeetings(sys.client("bob"), { name: "no-end-signal" });
     const meeting = await (await bob("/v1/rooms/no-end-signal/meeting", post({}))).json();
     // Someone joins, but the webhook is lost: presence tells the job about them.
     const room = sys.daily.rooms.get(meeting.room_name)!;
@@ -172,7 +172,7 @@ describe("a Daily meeting end to end", () => {
   });
 
   it("treats a room the platform no longer knows as empty", async () => {
-    await roomWithMeetings(bob, { name: "expired-room" });
+    await roomWithMeetings(sys.client("bob"), { name: "expired-room" });
     const meeting = await (await bob("/v1/rooms/expired-room/meeting", post({}))).json();
     await sys.daily.join(meeting.room_name, { userName: "Dan" });
     // Daily removed the room at its exp without telling anyone: the open stay must still close.
@@ -183,7 +183,7 @@ describe("a Daily meeting end to end", () => {
   });
 
   it("lets anonymous callers join with the stored room URL (no token) and hides the host URL", async () => {
-    await roomWithMeetings(alice, { name: "guests-welcome" });
+    await roomWithMeetings(sys.client("alice"), { name: "guests-welcome" });
     const meeting = await (await alice("/v1/rooms/guests-welcome/meeting", post({}))).json();
     const tokensBefore = sys.daily.tokens.length;
     const res = await anon(`/v1/rooms/guests-welcome/meetings/${meeting.id}/join`, { method: "POST" });

@@ -30,7 +30,7 @@ const workerB = (opts: { now: Date }) => (second.exports.processMeetings as Plat
 describe("meeting processing with two workers", () => {
   let ids: string[];
   beforeAll(async () => {
-    await roomWithMeetings(alice, { name: "busy" });
+    await roomWithMeetings(sys.client("alice"), { name: "busy" });
     ids = [];
     for (let i = 0; i < 6; i++) ids.push((await (await alice("/v1/rooms/busy/meeting", post({ allow_duplicated: true }))).json()).id);
     // Two of them were used and are now empty: they must be deactivated, once.

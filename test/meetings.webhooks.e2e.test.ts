@@ -16,8 +16,8 @@ let whereby: { id: string; room_name: string };
 beforeAll(async () => {
   sys = await startPlatformSystem({ label: "mtghooks" });
   alice = sys.as("alice");
-  await roomWithMeetings(alice, { name: "hooks-a" });
-  await roomWithMeetings(alice, { name: "hooks-b", platform: "whereby" });
+  await roomWithMeetings(sys.client("alice"), { name: "hooks-a" });
+  await roomWithMeetings(sys.client("alice"), { name: "hooks-b", platform: "whereby" });
   daily = await (await alice("/v1/rooms/hooks-a/meeting", post({}))).json();
   whereby = await (await alice("/v1/rooms/hooks-b/meeting", post({}))).json();
 });

@@ -24,7 +24,7 @@ afterAll(async () => sys?.stop());
 
 describe("a Whereby meeting end to end", () => {
   it("runs from creation through participants and the session's end to recording.available with one file", async () => {
-    await roomWithMeetings(alice, { name: "retro", platform: "whereby" });
+    await roomWithMeetings(sys.client("alice"), { name: "retro", platform: "whereby" });
     const meeting = await (await alice("/v1/rooms/retro/meeting", post({}))).json();
     expect(meeting).toMatchObject({ platform: "whereby", is_active: true });
     expect(meeting.host_room_url).toContain("roomKey=");
@@ -64,7 +64,7 @@ describe("a Whereby meeting end to end", () => {
   });
 
   it("deactivates from room sessions when the webhooks were missed, at the next processing round", async () => {
-    await roomWithMeetings(alice, { name: "quiet", platform: "whereby" });
+    await roomWithMeetings(sys.client("alice"), { name: "quiet", platform: "whereby" });
     const meeting = await (await alice("/v1/rooms/quiet/meeting", post({}))).json();
     const sim = sys.whereby.meetings.get(meeting.id)!;
     sim.sessions.push({ roomSessionId: "s-1", startedAt: new Date().toISOString(), endedAt: null });
@@ -76,7 +76,7 @@ describe("a Whereby meeting end to end", () => {
   });
 
   it("keeps a never-used meeting through the join window, then deactivates it", async () => {
-    await roomWithMeetings(alice, { name: "unused", platform: "whereby" });
+    await roomWithMeetings(sys.client("alice"), { name: "unused", platform: "whereby" });
     const meeting = await (await alice("/v1/rooms/unused/meeting", post({}))).json();
     const created = Date.now();
     expect((await sys.processMeetings({ now: new Date(created + 60_000) })).deactivated).not.toContain(meeting.id);
@@ -85,7 +85,7 @@ describe("a Whereby meeting end to end", () => {
 
   // Last in this file: it replaces the platform with a restarted one whose ids repeat.
   it("answers 409 when the platform hands out a meeting id Scribe already stores (a platform restart)", async () => {
-    await roomWithMeetings(alice, { name: "restarted", platform: "whereby" });
+    await roomWithMeetings(sys.client("alice"), { name: "restarted", platform: "whereby" });
     const first = await (await alice("/v1/rooms/restarted/meeting", post({ allow_duplicated: true }))).json();
     const { port } = new URL(sys.whereby.url);
     await sys.whereby.close();

@@ -86,9 +86,9 @@ describe("the transcription service killed during a multitrack run", () => {
         timeoutMs: 60_000,
         message: "the transcription service consuming recordings",
       });
-      const rec = await recordMeeting(sys, alice, "killed", fx, { webhook_url: receiver.url });
+      const rec = await recordMeeting(sys, sys.client("alice"), "killed", fx, { webhook_url: receiver.url });
       webhookSecret = (await (await alice(`/v1/rooms/${rec.roomId}`)).json()).webhook_secret;
-      const id = await transcriptOfRoom(alice, rec.roomId);
+      const id = await transcriptOfRoom(sys.client("alice"), rec.roomId);
 
       // Kill once a per-track speech-to-text step is running.
       const runId = await eventually(async () => (await runsOf(id))[0]?.id, { timeoutMs: 60_000, message: "the run started" });
@@ -105,7 +105,7 @@ describe("the transcription service killed during a multitrack run", () => {
       expect(atKill.some((s) => s.step === "complete" && s.status === "succeeded")).toBe(false);
 
       service = startTranscription();
-      const t = await untilSettled(alice, id, RESUME_MS);
+      const t = await untilSettled(sys.client("alice"), id, RESUME_MS);
       expect(t.status, JSON.stringify(t)).toBe("ended");
 
       // One run, succeeded, every step done; the interrupted steps ran again.

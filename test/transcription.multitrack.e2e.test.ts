@@ -63,9 +63,9 @@ describe("a 3-speaker platform meeting end to end", () => {
     expect(new Set(offsets.map((o) => o.toFixed(1))).size).toBe(3);
 
     const started = Date.now();
-    const rec = await recordMeeting(sys, alice, "planning", fx);
-    id = await transcriptOfRoom(alice, rec.roomId);
-    transcript = await untilSettled(alice, id, PROCESSING_MS);
+    const rec = await recordMeeting(sys, sys.client("alice"), "planning", fx);
+    id = await transcriptOfRoom(sys.client("alice"), rec.roomId);
+    transcript = await untilSettled(sys.client("alice"), id, PROCESSING_MS);
     // Measured for the report (the suite asserts no timing).
     console.info(
       `multitrack e2e: ${fx.truth.duration.toFixed(1)} s of meeting recorded and processed in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -102,7 +102,7 @@ describe("an uploaded playlist never reads another user's audio", () => {
       const id = await eventually(
         async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${rec.recording_id}`)[0]?.id,
       );
-      const settled = await untilSettled(alice, id, PROCESSING_MS);
+      const settled = await untilSettled(sys.client("alice"), id, PROCESSING_MS);
       expect(settled.status).toBe("error");
       const [row] = await sql<{ error: string | null }[]>`select error from transcript where id = ${id}`;
       expect(row!.error).toMatch(/^tracks\[0\] failed after 1 attempt\(s\): .*unsupported media format/);

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StorageConfig, type StorageConfig as StorageSettings } from "@scribe/kit";
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import {
   startDailySimulator,
@@ -14,7 +15,7 @@ import {
   type WherebySimulator,
   type WherebySimulatorOptions,
 } from "@scribe/simulators";
-import { startSystem, streamEvents, type Client, type TestSystem } from "./system";
+import { startSystem, streamEvents, type TestSystem } from "./system";
 
 export interface PlatformSystem extends TestSystem {
   daily: DailySimulator;
@@ -70,11 +71,10 @@ export async function startPlatformSystem(opts: {
 export const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
 
 /** Create a room and wait until the meetings service has it (room events arrive asynchronously). */
-export async function roomWithMeetings(as: Client, body: Record<string, unknown>): Promise<{ id: string; name: string }> {
-  const res = await as("/v1/rooms", post(body));
-  if (res.status !== 200) throw new Error(`room create answered ${res.status}: ${await res.text()}`);
-  const room = (await res.json()) as { id: string; name: string };
-  await eventually(async () => (await as(`/v1/rooms/${encodeURIComponent(room.name)}/meetings/active`)).status === 200, {
+export async function roomWithMeetings(api: ScribeClient, body: Schemas["CreateRoom"]): Promise<{ id: string; name: string }> {
+  const room = await ok(api.POST("/v1/rooms", { body }));
+  const activeMeetings = { params: { path: { room_name: room.name } } };
+  await eventually(async () => (await api.GET("/v1/rooms/{room_name}/meetings/active", activeMeetings)).response.status === 200, {
     message: `room ${room.name} reached the meetings service`,
   });
   return room;

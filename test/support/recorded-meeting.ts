@@ -1,10 +1,10 @@
 // A synthesised meeting recorded on the Daily simulator, and the transcript it becomes, through HTTP
 // only: room → meeting → one WebM/Opus track per speaker at the speaker's start offset →
 // recording.ready-to-download webhook → meetings → recordings → transcription.
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import type { MeetingFixture } from "@scribe/simulators";
-import { post, roomWithMeetings, type PlatformSystem } from "./platforms";
-import type { Client } from "./system";
+import { roomWithMeetings, type PlatformSystem } from "./platforms";
 
 export interface RecordedMeeting {
   roomId: string;
@@ -15,15 +15,13 @@ export interface RecordedMeeting {
 /** Create `roomName` (with `roomFields`, e.g. a webhook URL) as `owner`, start a meeting and finish its recording with the fixture's tracks. */
 export async function recordMeeting(
   sys: PlatformSystem,
-  owner: Client,
+  owner: ScribeClient,
   roomName: string,
   fx: MeetingFixture,
-  roomFields: Record<string, unknown> = {},
+  roomFields: Omit<Schemas["CreateRoom"], "name"> = {},
 ): Promise<RecordedMeeting> {
   const room = await roomWithMeetings(owner, { ...roomFields, name: roomName });
-  const created = await owner(`/v1/rooms/${encodeURIComponent(roomName)}/meeting`, post({}));
-  if (created.status !== 200) throw new Error(`meeting create answered ${created.status}: ${await created.text()}`);
-  const meeting = (await created.json()) as { id: string; room_name: string };
+  const meeting = await ok(owner.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: roomName } }, body: {} }));
   const rec = await sys.daily.finishRecording({
     roomName: meeting.room_name,
     tracks: fx.truth.tracks.map((t) => ({ participantName: t.name, startOffsetSeconds: t.offset, audioFile: fx.trackPaths[t.speaker]! })),
@@ -33,13 +31,11 @@ export async function recordMeeting(
 }
 
 /** The id of the room's (only) transcript, once the read side lists it. */
-export function transcriptOfRoom(as: Client, roomId: string): Promise<string> {
+export function transcriptOfRoom(api: ScribeClient, roomId: string): Promise<string> {
   return eventually(
     async () => {
-      const res = await as(`/v1/transcripts?room_id=${roomId}`);
-      if (res.status !== 200) return null;
-      const page = (await res.json()) as { items: { id: string }[] };
-      return page.items[0]?.id ?? null;
+      const { data: page } = await api.GET("/v1/transcripts", { params: { query: { room_id: roomId } } });
+      return page?.items[0]?.id ?? null;
     },
     { timeoutMs: 60_000, message: `a transcript for room ${roomId}` },
   );
@@ -49,14 +45,18 @@ export function transcriptOfRoom(as: Client, roomId: string): Promise<string> {
  * GET the transcript until its status is one of `statuses` — by default processing settled, `ended`
  * or `error`, and the caller asserts which (waiting for `ended` alone would hide the error).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function untilSettled(as: Client, id: string, timeoutMs: number, statuses = ["ended", "error"]): Promise<Record<string, any>> {
+export function untilSettled(
+  api: ScribeClient,
+  id: string,
+  timeoutMs: number,
+  statuses = ["ended", "error"],
+): Promise<Schemas["GetTranscriptWithText"]> {
   return eventually(
     async () => {
-      const res = await as(`/v1/transcripts/${id}`);
-      if (res.status !== 200) return null;
-      const t = (await res.json()) as Record<string, unknown>;
-      return statuses.includes(t.status as string) ? t : null;
+      const { data } = await api.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } });
+      // No transcript_format asked: the answer is the default (text) form.
+      const t = data as Schemas["GetTranscriptWithText"] | undefined;
+      return t && statuses.includes(t.status) ? t : null;
     },
     { timeoutMs, intervalMs: 1000, message: `transcript ${id} reached ${statuses.join(" or ")}` },
   );
