@@ -401,3 +401,61 @@ describe("events applied twice or out of order", () => {
     expect((await getJson(anon, `/v1/transcripts/${t.id}/topics`)).map((x: { title: string }) => x.title)).toEqual(["New"]);
   });
 });
+
+describe("GET /v1/transcripts/{id}: ETag and If-None-Match", () => {
+  // Raw requests: the typed client cannot send If-None-Match or show a 304's headers.
+  const get = (as: Client, id: string, etag?: string, format = "text") =>
+    as(`/v1/transcripts/${id}?transcript_format=${format}`, etag ? { headers: { "If-None-Match": etag } } : {});
+
+  it("answers 304 with the same ETag while the transcript is unchanged, and a new ETag once it changes", async () => {
+    const t = await tw.create({ user_id: "alice", title: "Tagged", share_mode: "private" });
+    await tw.applied(t.id);
+    const first = await get(alice, t.id);
+    const etag = first.headers.get("etag")!;
+    expect(first.status).toBe(200);
+    expect(etag).toMatch(/^".+"$/);
+    const again = await get(alice, t.id, etag);
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+    // Another format is another representation, with its own tag.
+    expect((await get(alice, t.id, etag, "json")).status).toBe(200);
+
+    await tw.update(t.id, { title: "Tagged again" });
+    await tw.applied(t.id);
+    const changed = await get(alice, t.id, etag);
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(((await changed.json()) as { title: string }).title).toBe("Tagged again");
+  });
+
+  it("never answers 304 to a caller who may not read the transcript, whatever tag it sends", async () => {
+    const t = await tw.create({ user_id: "alice", title: "Private", share_mode: "private" });
+    await tw.applied(t.id);
+    const etag = (await get(alice, t.id)).headers.get("etag")!;
+    expect((await get(bob, t.id, etag)).status).toBe(403);
+    expect([401, 403, 404]).toContain((await get(anon, t.id, etag)).status);
+    expect((await get(bob, t.id, "*")).status).toBe(403);
+    await tw.update(t.id, { deleted_at: new Date().toISOString() });
+    await tw.applied(t.id);
+    expect((await get(alice, t.id, etag)).status).toBe(404);
+  });
+
+  it("changes the ETag when a participant's e-mail, added by the gateway, changes", async () => {
+    const t = await tw.create({ user_id: "alice", title: "People", participants: [{ id: "q1", speaker: 0, name: "Kim", user_id: "kim" }] });
+    await tw.applied(t.id);
+    const before = (await get(alice, t.id)).headers.get("etag")!;
+    const db = postgres(sys.db.url, { max: 1, onnotice: () => {} });
+    try {
+      await db`insert into gateway.users (id, provider_uid, email, email_verified, created_at, updated_at)
+        values ('kim', 'idp|kim', 'kim@example.org', true, now(), now())`;
+    } finally {
+      await db.end();
+    }
+    const after = await get(alice, t.id, before);
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(before);
+    expect(((await after.json()) as { participants: { email: string | null }[] }).participants[0]!.email).toBe("kim@example.org");
+    expect((await get(alice, t.id, after.headers.get("etag")!)).status).toBe(304);
+  });
+});

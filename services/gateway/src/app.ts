@@ -45,6 +45,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
         "content-encoding",
         "x-request-id",
         "scribe-versions",
+        "etag",
       ],
     }),
   );

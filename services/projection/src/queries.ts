@@ -1,39 +1,76 @@
 // Transcript reads over request/reply (api.md §2.9–2.12), answered from the read model with the
 // shared access rules (READ for single transcripts, the listing scope for lists).
 import {
+  DOCUMENT_TAG_HEADER,
+  GetTranscript,
+  PARTICIPANT_USERS_HEADER,
   canReadTranscript,
+  documentTag,
   isoformatUtc,
   listingScope,
   pageCount,
   projectionOps,
   renderTranscript,
+  tagNamed,
   topicView,
   wordsPerSpeaker,
   type Caller,
 } from "@scribe/contracts";
-import { Forbidden, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
+import { Forbidden, JsonReply, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
 import type { VersionWaiters } from "./await-version";
 import type { ProjectionConfig } from "./config";
+import { DocumentCache } from "./document-cache";
 import { detailMinimal, minimalView, participantView, participantsWithEmail } from "./domain/views";
-import { listTranscripts, topicsOf, transcriptById, versionOf, type DetailRow } from "./store";
+import { listTranscripts, topicsOf, transcriptById, transcriptStamp, versionOf, type DetailRow, type StampRow } from "./store";
 
 /** READ(t): 404 for missing or deleted (destroyed included), 403 when the share mode says no. */
-async function readable(sql: Sql, id: string, caller: Caller): Promise<DetailRow> {
-  const row = await transcriptById(sql, id);
+function assertReadable<R extends Pick<DetailRow, "user_id" | "share_mode" | "deleted_at">>(row: R | null, caller: Caller): R {
   const facts = row && { user_id: row.user_id, share_mode: row.share_mode, deleted_at: row.deleted_at && isoformatUtc(row.deleted_at) };
   const decision = canReadTranscript(facts, caller);
   if (!decision.ok) throw decision.kind === "not_found" ? NotFound(decision.detail) : Forbidden(decision.detail);
   return row!;
 }
 
+async function readable(sql: Sql, id: string, caller: Caller): Promise<DetailRow> {
+  return assertReadable(await transcriptById(sql, id), caller);
+}
+
+/** The single-transcript answer (api.md §2.10), participants without e-mails (the gateway adds them). */
+function transcriptDocument(row: DetailRow, topics: Awaited<ReturnType<typeof topicsOf>>, format: Parameters<typeof renderTranscript>[0]) {
+  const participants = participantsWithEmail(row);
+  const rendered = renderTranscript(format, topics, participants, row.multitrack);
+  // Action items are part of the single-transcript answer only (decision), null when generation failed.
+  return { ...detailMinimal(row), participants, action_items: row.action_items, ...rendered };
+}
+
 export function registerQueries(rpc: RpcServer, sql: Sql, config: ProjectionConfig, waiters: VersionWaiters): void {
   rpc.handle(projectionOps.get, async ({ caller, id, transcript_format }) => {
     const row = await readable(sql, id, caller);
-    const topics = await topicsOf(sql, id);
-    const participants = participantsWithEmail(row);
-    const rendered = renderTranscript(transcript_format, topics, participants, row.multitrack);
-    // Action items are part of the single-transcript answer only (decision), null when generation failed.
-    return { ...detailMinimal(row), participants, action_items: row.action_items, ...rendered };
+    return transcriptDocument(row, await topicsOf(sql, id), transcript_format);
+  });
+
+  // The hot read: access and the tag from one narrow row; the document itself rendered, validated
+  // and serialised once per version (and format) and kept, then sent as text.
+  const documents = new DocumentCache(config.TRANSCRIPT_CACHE_MB * 1024 * 1024);
+  rpc.handleJson(projectionOps.document, async ({ caller, id, transcript_format, if_none_match }) => {
+    const headersOf = (stamp: StampRow, tag: string) => ({
+      [DOCUMENT_TAG_HEADER]: tag,
+      [PARTICIPANT_USERS_HEADER]: stamp.participant_users,
+    });
+    const stamp = assertReadable(await transcriptStamp(sql, id), caller);
+    const tag = documentTag(stamp, transcript_format);
+    if (tagNamed(if_none_match, tag, { prefixOf: true })) return new JsonReply("null", headersOf(stamp, tag));
+    const cached = documents.get(`${id}:${tag}`);
+    if (cached !== undefined) return new JsonReply(cached, headersOf(stamp, tag));
+    // One snapshot for the row, its topics and the tag they are filed under.
+    const rendered = await sql.begin("isolation level repeatable read read only", async (tx) => {
+      const current = assertReadable(await transcriptStamp(tx, id), caller);
+      const row = assertReadable(await transcriptById(tx, id), caller);
+      const document = GetTranscript.parse(transcriptDocument(row, await topicsOf(tx, id), transcript_format));
+      return { stamp: current, tag: documentTag(current, transcript_format), json: JSON.stringify(document) };
+    });
+    documents.set(`${id}:${rendered.tag}`, rendered.json);
+    return new JsonReply(rendered.json, headersOf(rendered.stamp, rendered.tag));
   });
 
   rpc.handle(projectionOps.list, async ({ caller, page, size, ...filters }) => {

@@ -366,6 +366,32 @@ export async function transcriptById(db: Db, id: string): Promise<DetailRow | nu
   return rows[0] ? DetailRow.parse(rows[0]) : null;
 }
 
+const StampRow = z.object({
+  user_id: z.string().nullable(),
+  share_mode: z.enum(["private", "semi-private", "public"]),
+  deleted_at: z.date().nullable(),
+  change_seq: z.coerce.number().int(),
+  meeting_version: z.number().int(),
+  multitrack: z.boolean(),
+  participant_users: z.string(),
+});
+export type StampRow = z.infer<typeof StampRow>;
+
+/**
+ * What deciding a read of a transcript's document needs without reading the document: READ's
+ * facts, what its tag is made of, and the user ids of its participants.
+ */
+export async function transcriptStamp(db: Db, id: string): Promise<StampRow | null> {
+  const rows = await db`
+    select t.user_id, t.share_mode, t.deleted_at, t.change_seq,
+      coalesce(m.version, 0) as meeting_version, coalesce(r.multitrack, false) as multitrack,
+      coalesce((select string_agg(distinct p->>'user_id', ',') from jsonb_array_elements(t.participants) p
+        where coalesce(p->>'user_id', '') <> ''), '') as participant_users
+    from transcript t left join recording r on r.id = t.recording_id left join meeting m on m.id = t.meeting_id
+    where t.id = ${id}`;
+  return rows[0] ? StampRow.parse(rows[0]) : null;
+}
+
 /** The transcript's topics in order (words included). */
 export async function topicsOf(db: Db, id: string): Promise<TopicRecord[]> {
   const rows = await db<{ topic: unknown }[]>`select topic from topic where transcript_id = ${id} order by position`;

@@ -8,4 +8,5 @@ export * from "./render";
 export * from "./storage-keys";
 export * from "./rpc";
 export * from "./read-model-rpc";
+export * from "./document-tag";
 export * from "./live";

@@ -43,6 +43,16 @@ const byId = { id: z.string() };
 
 export const projectionOps = {
   get: defineOp("projection.get", withCaller({ ...byId, transcript_format: TranscriptFormat.default("text") }), GetTranscript),
+  /**
+   * GET /v1/transcripts/{id} as JSON text for the gateway to pass on unparsed (`rpcCallJson`),
+   * validated once when rendered; the reply headers carry its tag and its participants' user ids
+   * (`document-tag.ts`). Null when READ allows and `if_none_match` names the current tag.
+   */
+  document: defineOp(
+    "projection.document",
+    withCaller({ ...byId, transcript_format: TranscriptFormat.default("text"), if_none_match: z.string().nullable().default(null) }),
+    GetTranscript.nullable(),
+  ),
   list: defineOp("projection.list", withCaller({ ...TranscriptListFilters.shape, ...PageQuery.shape }), PageGetTranscriptMinimal),
   topics: defineOp("projection.topics", withCaller(byId), z.array(GetTranscriptTopic)),
   topicsWithWords: defineOp("projection.topics_with_words", withCaller(byId), z.array(GetTranscriptTopicWithWords)),

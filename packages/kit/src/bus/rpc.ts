@@ -25,6 +25,23 @@ export interface RpcContext {
 }
 export type RpcHandler<O extends RpcOp> = (req: z.infer<O["request"]>, ctx: RpcContext) => Promise<RpcResponse<O>>;
 
+/**
+ * A reply serialised (and validated) before the request came, e.g. a cached document: sent as it
+ * is, with reply headers, and handed to `rpcCallJson` callers as bytes that nobody parses again.
+ */
+export class JsonReply {
+  constructor(
+    /** The reply's data as JSON text. */
+    readonly json: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+export type JsonRpcHandler<O extends RpcOp> = (req: z.infer<O["request"]>, ctx: RpcContext) => Promise<JsonReply>;
+
+/** The reply envelope around data that is sent as JSON text (see `JsonReply`). */
+const OK_PREFIX = '{"ok":true,"data":';
+const OK_PREFIX_BYTES = new TextEncoder().encode(OK_PREFIX);
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -40,6 +57,15 @@ export class RpcServer {
   ) {}
 
   handle<O extends RpcOp>(op: O, handler: RpcHandler<O>): void {
+    this.subscribe(op, handler);
+  }
+
+  /** Like `handle`, for a handler that answers JSON text it serialised itself (`JsonReply`). */
+  handleJson<O extends RpcOp>(op: O, handler: JsonRpcHandler<O>): void {
+    this.subscribe(op, handler);
+  }
+
+  private subscribe<O extends RpcOp>(op: O, handler: RpcHandler<O> | JsonRpcHandler<O>): void {
     const sub = this.bus.nc.subscribe(this.bus.subject(op.subject), {
       queue: this.queue,
       callback: (err, msg) => {
@@ -54,7 +80,7 @@ export class RpcServer {
     this.subs.push(sub);
   }
 
-  private async dispatch<O extends RpcOp>(op: O, handler: RpcHandler<O>, msg: Msg): Promise<void> {
+  private async dispatch<O extends RpcOp>(op: O, handler: RpcHandler<O> | JsonRpcHandler<O>, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID) || randomUUID();
     const deadline = Number(msg.headers?.get(DEADLINE)) || epochMs() + 30_000;
     const log = this.log.child({ requestId, op: op.subject });
@@ -63,6 +89,8 @@ export class RpcServer {
       return;
     }
     let reply: Reply<unknown>;
+    let text: string | null = null;
+    const replyHeaders: Record<string, string> = {};
     let written: VersionMark[] = [];
     // Reading through to an owner is part of this request: same id, what is left of its deadline.
     const ask = (subject: string, request: unknown) =>
@@ -72,11 +100,15 @@ export class RpcServer {
       const parsed = op.request.safeParse(body);
       if (!parsed.success) throw Invalid(validationErrors(parsed.error.issues, ["body"]));
       const required = decodeVersionMarks(msg.headers?.get(VERSIONS));
-      const handled = await withVersionScope(required, ask, () =>
+      const handled = await withVersionScope<unknown>(required, ask, () =>
         handler(parsed.data as z.infer<O["request"]>, { requestId, log, deadline }),
       );
       written = handled.written;
       reply = { ok: true, data: handled.result };
+      if (handled.result instanceof JsonReply) {
+        text = OK_PREFIX + handled.result.json + "}";
+        Object.assign(replyHeaders, handled.result.headers);
+      }
       metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
     } catch (e) {
       const refused = refusedValue(e);
@@ -87,11 +119,13 @@ export class RpcServer {
       reply = { ok: false, error: error.toJSON() };
     }
     if (!msg.reply) return;
-    if (written.length === 0) msg.respond(encoder.encode(JSON.stringify(reply)));
+    const data = encoder.encode(text ?? JSON.stringify(reply));
+    if (written.length === 0 && Object.keys(replyHeaders).length === 0) msg.respond(data);
     else {
       const h = headers();
-      h.set(VERSIONS, encodeVersionMarks(written));
-      msg.respond(encoder.encode(JSON.stringify(reply)), { headers: h });
+      for (const [name, value] of Object.entries(replyHeaders)) h.set(name, value);
+      if (written.length) h.set(VERSIONS, encodeVersionMarks(written));
+      msg.respond(data, { headers: h });
     }
   }
 
@@ -125,8 +159,49 @@ export async function rpcCall<O extends RpcOp>(bus: Bus, op: O, req: RpcRequest<
 // eslint-disable-next-line no-restricted-syntax
 const epochMs = (): number => Date.now();
 
+/**
+ * Call an operation served with `handleJson`: the reply's data as the JSON bytes the service sent
+ * (not parsed or validated here: the service validated them when it serialised them) and the reply
+ * headers it set, or the service's AppError thrown.
+ */
+export async function rpcCallJson<O extends RpcOp>(
+  bus: Bus,
+  op: O,
+  req: RpcRequest<O>,
+  opts: CallOptions = {},
+): Promise<{ json: Uint8Array; headers: (name: string) => string | undefined }> {
+  const msg = await exchange(bus, op.subject, req, opts);
+  const isOk = msg.data.length > OK_PREFIX_BYTES.length && OK_PREFIX_BYTES.every((b, i) => msg.data[i] === b);
+  if (!isOk) throw replyError(msg);
+  received(msg, opts);
+  return { json: msg.data.subarray(OK_PREFIX_BYTES.length, msg.data.length - 1), headers: (name) => msg.headers?.get(name) || undefined };
+}
+
+/** The AppError of a refusing reply. */
+function replyError(msg: Msg): AppError {
+  const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
+  if (reply.ok) return new AppError("internal", "Unexpected reply");
+  const { kind, detail, retry_after_seconds: retryAfterSeconds } = reply.error;
+  return new AppError(kind, detail, { ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
+}
+
+/** The versions a reply reports as written, to the caller's `onVersions`. */
+function received(msg: Msg, opts: CallOptions): void {
+  const written = decodeVersionMarks(msg.headers?.get(VERSIONS));
+  if (written.length) opts.onVersions?.(written);
+}
+
 /** One request/reply exchange on `subject`; the reply's data unparsed, or the service's AppError thrown. */
 async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallOptions): Promise<unknown> {
+  const msg = await exchange(bus, subject, req, opts);
+  const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
+  if (!reply.ok) throw replyError(msg);
+  received(msg, opts);
+  return reply.data;
+}
+
+/** Send a request and wait for its reply message; unreachable services and timeouts as AppErrors. */
+async function exchange(bus: Bus, subject: string, req: unknown, opts: CallOptions): Promise<Msg> {
   const timeout = opts.timeoutMs ?? 10_000;
   const h = headers();
   h.set(REQUEST_ID, opts.requestId ?? randomUUID());
@@ -146,12 +221,5 @@ async function requestReply(bus: Bus, subject: string, req: unknown, opts: CallO
     }
     throw Unavailable(`The ${service} service could not be reached`, e);
   }
-  const reply = JSON.parse(decoder.decode(msg.data)) as Reply<unknown>;
-  if (!reply.ok) {
-    const { kind, detail, retry_after_seconds: retryAfterSeconds } = reply.error;
-    throw new AppError(kind, detail, { ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
-  }
-  const written = decodeVersionMarks(msg.headers?.get(VERSIONS));
-  if (written.length) opts.onVersions?.(written);
-  return reply.data;
+  return msg;
 }

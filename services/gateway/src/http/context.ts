@@ -11,6 +11,8 @@ import {
   lookupValuesOf,
   metrics,
   rpcCall,
+  rpcCallJson,
+  type CallOptions,
   type SharedVersions,
   type VersionMark,
   type BaseConfig,
@@ -109,17 +111,40 @@ export async function call<O extends RpcOp>(
   req: Omit<RpcRequest<O>, "caller">,
   opts: { timeoutMs?: number } = {},
 ): Promise<RpcResponse<O>> {
-  const { bus, config, knownVersions } = c.get("deps");
+  return onBehalfOf(c, req, opts, (request, options) => rpcCall(c.get("deps").bus, op, request as RpcRequest<O>, options));
+}
+
+/** `call` for an operation served as JSON text (`handleJson`): its bytes to pass on unparsed, and its reply headers. */
+export async function callJson<O extends RpcOp>(
+  c: AppContext,
+  op: O,
+  req: Omit<RpcRequest<O>, "caller">,
+  opts: { timeoutMs?: number } = {},
+): Promise<Awaited<ReturnType<typeof rpcCallJson>>> {
+  return onBehalfOf(c, req, opts, (request, options) => rpcCallJson(c.get("deps").bus, op, request as RpcRequest<O>, options));
+}
+
+/** A request to a service as this request's caller, with the versions it must see; records the versions it wrote. */
+async function onBehalfOf<T>(
+  c: AppContext,
+  req: object,
+  opts: { timeoutMs?: number },
+  send: (request: object, options: CallOptions) => Promise<T>,
+): Promise<T> {
+  const { config, knownVersions } = c.get("deps");
   const fromClient = decodeVersionMarks(c.req.header(VERSIONS_HEADER));
   const values = lookupValuesOf(req);
   const versions: VersionMark[] = [...knownVersions.marksFor(values), ...fromClient.filter((m) => values.includes(m.value))];
   let written: VersionMark[] = [];
-  const response = await rpcCall(bus, op, { ...req, caller: c.get("caller") } as RpcRequest<O>, {
-    requestId: c.get("requestId"),
-    timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,
-    versions,
-    onVersions: (marks) => (written = marks),
-  });
+  const response = await send(
+    { ...req, caller: c.get("caller") },
+    {
+      requestId: c.get("requestId"),
+      timeoutMs: opts.timeoutMs ?? config.RPC_TIMEOUT_MS,
+      versions,
+      onVersions: (marks) => (written = marks),
+    },
+  );
   if (written.length) {
     // Shared with every replica before the writer hears of success: the next request, wherever
     // it lands, passes these versions along.

@@ -3,20 +3,24 @@
 // `awaitReadModel` so that a read after a write sees the write.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import {
+  DOCUMENT_TAG_HEADER,
   GetTranscript,
   GetTranscriptTopic,
   GetTranscriptTopicWithWords,
   GetTranscriptTopicWithWordsPerSpeaker,
   PageGetTranscriptMinimal,
+  PARTICIPANT_USERS_HEADER,
   PageQuery,
   Participant,
   SourceKind,
   TranscriptFormat,
   TranscriptSortBy,
   projectionOps,
+  tagNamed,
   type AwaitVersionResult,
 } from "@scribe/contracts";
-import { call, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
+import { createHash } from "node:crypto";
+import { call, callJson, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
 import { emailsOf } from "../store";
 import { json, validationError } from "./responses";
 
@@ -57,6 +61,37 @@ async function withEmails<P extends { user_id?: string | null; email?: string | 
   return participants.map((p) => ({ ...p, email: (p.user_id && emails.get(p.user_id)) || null }));
 }
 
+/**
+ * GET /v1/transcripts/{id}: the projection's document passed on as the bytes it sent, with an ETag
+ * (its tag, plus a digest of the participants' e-mails when there are any, since those are added
+ * here); 304 when If-None-Match names it. The projection decides READ before it compares tags, so a
+ * caller who may not read the transcript gets its 404/403, never a 304.
+ */
+async function transcriptDocument(c: AppContext, id: string, format: z.infer<typeof TranscriptFormat>): Promise<Response> {
+  const ifNoneMatch = c.req.header("if-none-match") ?? null;
+  let doc = await callJson(c, projectionOps.document, { id, transcript_format: format, if_none_match: ifNoneMatch });
+  const users = (doc.headers(PARTICIPANT_USERS_HEADER) ?? "").split(",").filter((u) => u.length > 0);
+  const emails = await emailsOf(c.get("deps").sql, users);
+  const projectionTag = doc.headers(DOCUMENT_TAG_HEADER) ?? "";
+  const tag =
+    emails.size === 0
+      ? projectionTag
+      : `${projectionTag}.${createHash("sha256")
+          .update(users.map((u) => `${u}=${emails.get(u) ?? ""}`).join("\n"))
+          .digest("base64url")
+          .slice(0, 16)}`;
+  const headers = { ETag: `"${tag}"`, "Cache-Control": "private, no-cache" };
+  if (tagNamed(ifNoneMatch, tag)) return c.body(null, 304, headers);
+  // The projection's tag matched but an e-mail changed since: the document itself is needed.
+  if (isNull(doc.json)) doc = await callJson(c, projectionOps.document, { id, transcript_format: format, if_none_match: null });
+  // The bytes of NATS's reply buffer (an ArrayBuffer, never shared).
+  if (emails.size === 0) return c.body(doc.json as Uint8Array<ArrayBuffer>, 200, { ...headers, "Content-Type": "application/json" });
+  const t = JSON.parse(new TextDecoder().decode(doc.json)) as z.infer<typeof GetTranscript>;
+  return c.json({ ...t, participants: await withEmails(c, t.participants) }, 200, headers);
+}
+
+const isNull = (json: Uint8Array) => json.length === 4 && new TextDecoder().decode(json) === "null";
+
 export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
@@ -80,13 +115,8 @@ export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: TranscriptIdParam, query: z.object({ transcript_format: TranscriptFormat.default("text") }) },
       responses: { 200: json(GetTranscript), ...validationError },
     }),
-    async (c) => {
-      const t = await call(c, projectionOps.get, {
-        id: c.req.valid("param").transcript_id,
-        transcript_format: c.req.valid("query").transcript_format,
-      });
-      return c.json({ ...t, participants: await withEmails(c, t.participants) }, 200);
-    },
+    // The document is GetTranscript's JSON as the projection serialised it: a Response, not a typed one.
+    async (c) => transcriptDocument(c, c.req.valid("param").transcript_id, c.req.valid("query").transcript_format) as never,
   );
 
   app.openapi(
