@@ -1,21 +1,21 @@
 // Periodic meeting processing with two workers (two meetings-service instances on one database):
 // each meeting is processed by exactly one of them per round, the other skips it and counts it.
 import { meetingsProcessingSkipped, meetingsService } from "@scribe/meetings";
+import { ok, type ScribeClient } from "@scribe/client";
 import { metrics, registry, startService, type RunningService } from "@scribe/kit";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
-import type { Client } from "./support/system";
+import { roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
 
 let sys: PlatformSystem;
 let second: RunningService;
-let alice: Client;
+let alice: ScribeClient;
 let sql: postgres.Sql;
 
 beforeAll(async () => {
   sys = await startPlatformSystem({ label: "mtgjobs" });
   second = await startService(meetingsService, sys.env);
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   sql = postgres(sys.db.url, { max: 2, onnotice: () => {} });
 });
 afterAll(async () => {
@@ -30,12 +30,15 @@ const workerB = (opts: { now: Date }) => (second.exports.processMeetings as Plat
 describe("meeting processing with two workers", () => {
   let ids: string[];
   beforeAll(async () => {
-    await roomWithMeetings(sys.client("alice"), { name: "busy" });
+    await roomWithMeetings(alice, { name: "busy" });
     ids = [];
-    for (let i = 0; i < 6; i++) ids.push((await (await alice("/v1/rooms/busy/meeting", post({ allow_duplicated: true }))).json()).id);
+    const busy = { params: { path: { room_name: "busy" } } };
+    for (let i = 0; i < 6; i++)
+      ids.push((await ok(alice.POST("/v1/rooms/{room_name}/meeting", { ...busy, body: { allow_duplicated: true } }))).id);
     // Two of them were used and are now empty: they must be deactivated, once.
     for (const id of ids.slice(0, 2)) {
-      const name = (await (await alice(`/v1/rooms/busy/meetings/${id}`)).json()).room_name as string;
+      const meeting = { params: { path: { room_name: "busy", meeting_id: id } } };
+      const name = (await ok(alice.GET("/v1/rooms/{room_name}/meetings/{meeting_id}", meeting))).room_name;
       const { participant } = await sys.daily.join(name, { userName: "Visitor" });
       // No meeting.ended: the simulator only sends it when asked to end sessions (here: presence only).
       sys.daily.rooms.get(name)!.participants.find((p) => p.id === participant.id)!.leftAt = Date.now();

@@ -2,31 +2,33 @@
 // bad and replayed signatures refused, malformed bodies answered 4xx with nothing changed, unknown
 // event types acknowledged without effect.
 import { randomUUID } from "node:crypto";
+import { ok, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signDaily, signWhereby, wherebyBody } from "@scribe/simulators";
-import { post, roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
-import { streamEvents, type Client } from "./support/system";
+import { roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
+import { streamEvents } from "./support/system";
 
 let sys: PlatformSystem;
-let alice: Client;
+let alice: ScribeClient;
 let daily: { id: string; room_name: string };
 let whereby: { id: string; room_name: string };
 
 beforeAll(async () => {
   sys = await startPlatformSystem({ label: "mtghooks" });
-  alice = sys.as("alice");
-  await roomWithMeetings(sys.client("alice"), { name: "hooks-a" });
-  await roomWithMeetings(sys.client("alice"), { name: "hooks-b", platform: "whereby" });
-  daily = await (await alice("/v1/rooms/hooks-a/meeting", post({}))).json();
-  whereby = await (await alice("/v1/rooms/hooks-b/meeting", post({}))).json();
+  alice = sys.client("alice");
+  await roomWithMeetings(alice, { name: "hooks-a" });
+  await roomWithMeetings(alice, { name: "hooks-b", platform: "whereby" });
+  daily = await ok(alice.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: "hooks-a" } }, body: {} }));
+  whereby = await ok(alice.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: "hooks-b" } }, body: {} }));
 });
 afterAll(async () => sys?.stop());
 
 const participantEvents = async (meetingId: string) =>
   (await streamEvents(sys.prefix, "MEETINGS")).filter((e) => e.subject === meetingId && e.type.startsWith("meeting.participant."));
 const numClients = async (roomName: string, id: string) =>
-  (await (await alice(`/v1/rooms/${roomName}/meetings/${id}`)).json()).num_clients as number;
+  (await ok(alice.GET("/v1/rooms/{room_name}/meetings/{meeting_id}", { params: { path: { room_name: roomName, meeting_id: id } } })))
+    .num_clients;
 
 const dailyJoined = (sessionId = randomUUID(), id = `pj-${randomUUID()}`) => ({
   version: "1.0.0",
@@ -42,6 +44,8 @@ const dailyJoined = (sessionId = randomUUID(), id = `pj-${randomUUID()}`) => ({
   event_ts: Date.now() / 1000,
 });
 
+// Raw fetch on purpose: the signatures are over these exact bytes and headers, and the tests send
+// malformed bodies the typed client would not.
 async function rawDaily(rawBody: string, headers: Record<string, string>) {
   const res = await fetch(`${sys.baseUrl}/v1/daily/webhook`, {
     method: "POST",
@@ -132,6 +136,7 @@ describe("Daily webhook (POST /v1/daily/webhook)", () => {
   });
 });
 
+// Raw fetch on purpose, as rawDaily.
 async function rawWhereby(rawBody: string, signatureHeader: string | null) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (signatureHeader) headers["whereby-signature"] = signatureHeader;
