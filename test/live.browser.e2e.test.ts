@@ -2,7 +2,9 @@
 // playwright-core) with a fake microphone playing synthesised speech opens a minimal page that
 // calls getUserMedia, offers an RTCPeerConnection with a data channel to
 // POST /v1/transcripts/{id}/record/webrtc and applies the answer. The spoken words arrive on the
-// transcript socket while it records; STOP on the data channel ends the transcript.
+// transcript socket while it records; STOP on the data channel ends the transcript. Then the same
+// through the app's own Record page: the words appear while it records, Stop leads to the finished
+// transcript's page showing what was said.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,7 +15,7 @@ import { eventually } from "@scribe/kit/testing";
 import { liveDictation, synthesizeMeeting } from "@scribe/simulators";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeMicrophoneFlags, launchChromium } from "./support/browser";
+import { buildWebApp, fakeMicrophoneFlags, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
 import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
 import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
 
@@ -55,6 +57,7 @@ let browser: Browser;
 let said: string;
 
 beforeAll(async () => {
+  buildWebApp();
   storageRoot = await mkdtemp(join(tmpdir(), "scribe-live-browser-"));
   sys = await startSystem({
     label: "livebrowser",
@@ -122,4 +125,42 @@ describe("a live recording from headless Chromium", () => {
     expect(t.status).toBe("ended");
     expect(vocabularyShare(said, t.transcript as string), t.transcript).toBeGreaterThanOrEqual(0.5);
   });
+});
+
+describe("the app's Record page with a fake microphone", () => {
+  it(
+    "shows the words as they are spoken, and after Stop opens the finished transcript with them",
+    async () => {
+      const context = await browser.newContext();
+      await context.addInitScript(
+        (t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("scribe.token", t),
+        token,
+      );
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${sys.baseUrl}/live`);
+      await page.getByLabel("Name").fill("Recorded in the app");
+      await page.getByRole("button", { name: "Start recording" }).click();
+      const heard = page.getByRole("article", { name: "Words heard so far" });
+      // The fake microphone loops the file: record until a few lines were recognised.
+      await expect
+        .poll(() => heard.locator("p").allTextContents(), { timeout: RUN_MS })
+        .toSatisfy((shown: string[]) => shown.length >= 3 && !shown[0]!.startsWith("Listening"));
+      const whileRecording = (await heard.locator("p").allTextContents()).join(" ");
+      expect(vocabularyShare(whileRecording, said), whileRecording).toBeGreaterThanOrEqual(0.6);
+      await page.screenshot({ path: join(SCREENSHOTS, "live-recording.png"), fullPage: true });
+
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.waitForURL(/\/transcripts\/[0-9a-f-]{36}$/, { timeout: RUN_MS });
+      await page.locator(".word").first().waitFor();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+      expect([t.status, t.name, t.source_kind]).toEqual(["ended", "Recorded in the app", "live"]);
+      const shown = (await page.locator(".word").allTextContents()).join(" ");
+      expect(vocabularyShare(shown, said), shown).toBeGreaterThanOrEqual(0.5);
+      await page.screenshot({ path: join(SCREENSHOTS, "live-recorded-transcript.png"), fullPage: true });
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+    2 * RUN_MS + 30_000,
+  );
 });
