@@ -15,6 +15,7 @@ export * from "./bus/rpc";
 export * from "./consistency/versions";
 export * from "./consistency/entity-copy";
 export * from "./consistency/shared-versions";
+export * from "./consistency/watermark";
 export * from "./bus/stream-reader";
 export * from "./ops-server";
 export * from "./service";

@@ -16,7 +16,17 @@ import {
   wordsPerSpeaker,
   type Caller,
 } from "@scribe/contracts";
-import { Forbidden, JsonReply, NotFound, Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
+import {
+  Forbidden,
+  JsonReply,
+  NotFound,
+  Unauthorized,
+  anonymousMayUsePublicRoutes,
+  feedPositionSeen,
+  type NotifiedWatermark,
+  type RpcServer,
+  type Sql,
+} from "@scribe/kit";
 import type { VersionWaiters } from "./await-version";
 import type { ProjectionConfig } from "./config";
 import { DocumentCache } from "./document-cache";
@@ -43,8 +53,15 @@ function transcriptDocument(row: DetailRow, topics: Awaited<ReturnType<typeof to
   return { ...detailMinimal(row), participants, action_items: row.action_items, ...rendered };
 }
 
-export function registerQueries(rpc: RpcServer, sql: Sql, config: ProjectionConfig, waiters: VersionWaiters): void {
+export function registerQueries(
+  rpc: RpcServer,
+  sql: Sql,
+  config: ProjectionConfig,
+  waiters: VersionWaiters,
+  roomFeed: NotifiedWatermark,
+): void {
   rpc.handle(projectionOps.get, async ({ caller, id, transcript_format }) => {
+    await feedPositionSeen("room", roomFeed);
     const row = await readable(sql, id, caller);
     return transcriptDocument(row, await topicsOf(sql, id), transcript_format);
   });
@@ -57,6 +74,8 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: ProjectionConf
       [DOCUMENT_TAG_HEADER]: tag,
       [PARTICIPANT_USERS_HEADER]: stamp.participant_users,
     });
+    // The document shows its room's name: as of the latest room change the caller may know.
+    await feedPositionSeen("room", roomFeed);
     const stamp = assertReadable(await transcriptStamp(sql, id), caller);
     const tag = documentTag(stamp, transcript_format);
     if (tagNamed(if_none_match, tag, { prefixOf: true })) return new JsonReply("null", headersOf(stamp, tag));
@@ -76,6 +95,8 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: ProjectionConf
   rpc.handle(projectionOps.list, async ({ caller, page, size, ...filters }) => {
     const scope = listingScope(caller, config.PUBLIC_MODE);
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
+    // Room names and sharing shown and filtered by: as of the latest room change the caller may know.
+    await feedPositionSeen("room", roomFeed);
     // Polling by change_seq is the change feed: deletions stay visible there (as rows with deleted_at).
     const feed = (filters.change_seq_from !== null && filters.change_seq_from !== undefined) || filters.sort_by === "change_seq";
     const { rows, total } = await listTranscripts(sql, { ...filters, scope, feed, limit: size, offset: size * (page - 1) });

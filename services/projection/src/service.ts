@@ -1,12 +1,13 @@
 // The projection service: the only writer of the transcript read model (TRANSCRIPTS, ROOMS and
 // RECORDINGS events), and the service that answers transcript reads from it.
-import { defineService } from "@scribe/kit";
+import { ROOM_FEED_CHANNEL } from "@scribe/contracts";
+import { NotifiedWatermark, defineService } from "@scribe/kit";
 import { VersionWaiters } from "./await-version";
 import { ProjectionConfig } from "./config";
 import { registerConsumers } from "./consumers";
 import { startLagJob } from "./lag";
 import { registerQueries } from "./queries";
-import { APPLIED_CHANNEL } from "./store";
+import { APPLIED_CHANNEL, roomFeedPosition } from "./store";
 
 export const projectionService = defineService({
   name: "projection",
@@ -14,7 +15,8 @@ export const projectionService = defineService({
   async start(rt) {
     const waiters = new VersionWaiters();
     const listener = await rt.sql.listen(APPLIED_CHANNEL, (payload) => waiters.onApplied(payload));
-    registerQueries(rt.rpc, rt.sql, rt.config, waiters);
+    const roomFeed = await NotifiedWatermark.follow(rt.sql, ROOM_FEED_CHANNEL, () => roomFeedPosition(rt.sql));
+    registerQueries(rt.rpc, rt.sql, rt.config, waiters, roomFeed.watermark);
     const consumers = registerConsumers(rt);
     const stopLag = startLagJob(
       rt.bus,
@@ -27,6 +29,7 @@ export const projectionService = defineService({
       stopLag();
       waiters.close();
       await listener.unlisten();
+      await roomFeed.stop();
     });
     return { waiters };
   },

@@ -2,6 +2,7 @@
 // shadow tables) and reading it. Nothing else in the service touches the database.
 import {
   ActionItems,
+  ROOM_FEED_CHANNEL,
   StoredParticipant,
   TopicRecord,
   webvttPlainText,
@@ -93,10 +94,10 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
       return applyTopicsCleared(db, t, ev.data.transcript_id, ev.data.version, opts);
     case "room.created":
     case "room.updated":
-      await applyRoom(db, t, ev.data, false);
+      await applyRoom(db, t, ev.data, false, opts);
       return null;
     case "room.deleted":
-      await applyRoom(db, t, ev.data, true);
+      await applyRoom(db, t, ev.data, true, opts);
       return null;
     case "recording.ready":
       await applyRecording(db, t, ev.data);
@@ -260,20 +261,30 @@ async function applyTopicsCleared(db: Db, t: ModelTables, id: string, version: n
 }
 
 /** A room change is copied onto its transcripts (name shown and searched, sharing for visibility). */
-async function applyRoom(db: Db, t: ModelTables, room: RoomEvent, deleted: boolean): Promise<void> {
+async function applyRoom(db: Db, t: ModelTables, room: RoomEvent, deleted: boolean, opts: ApplyOptions): Promise<void> {
   const rm = db(t.room);
   const name = deleted ? null : room.name;
   const shared = deleted ? false : room.is_shared;
+  const feedSeq = room.feed_seq ?? null;
   await db`
     with up as (
-      insert into ${rm} (id, version, name, is_shared, deleted)
-      values (${room.id}, ${room.version}, ${room.name}, ${room.is_shared}, ${deleted})
-      on conflict (id) do update set version = excluded.version, name = excluded.name, is_shared = excluded.is_shared, deleted = excluded.deleted
+      insert into ${rm} (id, version, name, is_shared, deleted, feed_seq)
+      values (${room.id}, ${room.version}, ${room.name}, ${room.is_shared}, ${deleted}, ${feedSeq})
+      on conflict (id) do update set version = excluded.version, name = excluded.name, is_shared = excluded.is_shared,
+        deleted = excluded.deleted, feed_seq = excluded.feed_seq
       where ${rm}.version < excluded.version
       returning 1)
     update ${db(t.transcript)} set room_name = ${name}, room_shared = ${shared}
     where room_id = ${room.id} and exists (select 1 from up)
       and (room_name is distinct from ${name}::text or room_shared is distinct from ${shared})`;
+  // Announced even when a newer version of this room was there: positions up to it are applied.
+  if (opts.announce && feedSeq !== null) await db`select pg_notify(${ROOM_FEED_CHANNEL}, ${String(feedSeq)})`;
+}
+
+/** The highest rooms' feed position the read model applied (0 before any room event carried one). */
+export async function roomFeedPosition(db: Db): Promise<number> {
+  const [row] = await db<{ position: string | null }[]>`select max(feed_seq) as position from ${db(LIVE_TABLES.room)}`;
+  return Number(row?.position ?? 0);
 }
 
 async function applyRecording(db: Db, t: ModelTables, rec: RecordingReady): Promise<void> {

@@ -7,6 +7,7 @@ import {
   NotFound,
   Unauthorized,
   emit,
+  reportFeedPosition,
   reportVersion,
   type Db,
   type RpcServer,
@@ -16,7 +17,7 @@ import {
 } from "@scribe/kit";
 import type { RoomsConfig } from "./config";
 import { applyUpdate, isOwner, newRoom } from "./domain/rooms";
-import { UNIQUE_NAME, deleteRoom, insertRoom, roomById, updateRoom } from "./store";
+import { UNIQUE_NAME, deleteRoom, insertRoom, nextFeedPosition, roomById, updateRoom } from "./store";
 
 const SOURCE = "scribe/rooms";
 export const newWebhookSecret = () => randomBytes(32).toString("base64url");
@@ -43,10 +44,23 @@ async function ownedRoomForUpdate(tx: Db, box: SecretBox, id: string, caller: Ca
   return room;
 }
 
-/** Read-your-writes: the caller learns the committed version under every name services look rooms up by. */
-function reportRoomVersion(room: RoomState, formerName?: string): void {
+type RoomEventType = "room.created" | "room.updated" | "room.deleted";
+
+/** Every room change: its event, carrying the rooms' feed position the change takes. */
+async function emitRoomChange(tx: Db, type: RoomEventType, room: RoomState, now: Date): Promise<number> {
+  const feedSeq = await nextFeedPosition(tx);
+  await emit(tx, makeEvent(type, { ...roomEventOf(room), feed_seq: feedSeq }, { source: SOURCE, time: now }));
+  return feedSeq;
+}
+
+/**
+ * Read-your-writes: the caller learns the committed version under every name services look rooms
+ * up by, and the rooms' feed position (reads that depend on every room, such as search, wait for it).
+ */
+function reportRoomVersion(room: RoomState, feedSeq: number, formerName?: string): void {
   reportVersion("room", { id: room.id, name: room.name }, room.version);
   if (formerName !== undefined && formerName !== room.name) reportVersion("room", { name: formerName }, room.version);
+  reportFeedPosition("room", feedSeq);
 }
 
 export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, box: SecretBox, clock: Clock): void {
@@ -61,13 +75,13 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
       now,
       newSecret: newWebhookSecret,
     });
-    await uniqueName(() =>
+    const feedSeq = await uniqueName(() =>
       sql.begin(async (tx) => {
         await insertRoom(tx, box, room);
-        await emit(tx, makeEvent("room.created", roomEventOf(room), { source: SOURCE, time: now }));
+        return emitRoomChange(tx, "room.created", room, now);
       }),
     );
-    reportRoomVersion(room);
+    reportRoomVersion(room, feedSeq);
     return roomWithoutWebhook(room);
   });
 
@@ -79,12 +93,11 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
         const now = clock();
         const next = applyUpdate(room, patch, now, newWebhookSecret);
         await updateRoom(tx, box, next);
-        await emit(tx, makeEvent("room.updated", roomEventOf(next), { source: SOURCE, time: now }));
-        return { before: room, next };
+        return { before: room, next, feedSeq: await emitRoomChange(tx, "room.updated", next, now) };
       }),
     );
     // A renamed room: the old name must stop finding the room's stale copies too.
-    reportRoomVersion(updated.next, updated.before.name);
+    reportRoomVersion(updated.next, updated.feedSeq, updated.before.name);
 
     return roomDetailsFor(updated.next, caller.userId);
   });
@@ -96,10 +109,9 @@ export function registerCommands(rpc: RpcServer, sql: Sql, config: RoomsConfig, 
       await deleteRoom(tx, id);
       const now = clock();
       const gone = { ...room, version: room.version + 1, updated_at: now.toISOString() };
-      await emit(tx, makeEvent("room.deleted", roomEventOf(gone), { source: SOURCE, time: now }));
-      return gone;
+      return { gone, feedSeq: await emitRoomChange(tx, "room.deleted", gone, now) };
     });
-    reportRoomVersion(gone);
+    reportRoomVersion(gone.gone, gone.feedSeq);
     return { status: "ok" };
   });
 }

@@ -111,3 +111,9 @@ export async function recordCalendarSync(db: Db, roomId: string, sync: { syncedA
     update room set ics_last_sync = ${sync.syncedAt}, ics_last_etag = ${sync.etag}
     where id = ${roomId} and (ics_last_sync is null or ics_last_sync <= ${sync.syncedAt})`;
 }
+
+/** The next feed position, held (row lock) until the transaction ends: positions follow commit order. */
+export async function nextFeedPosition(tx: Db): Promise<number> {
+  const [row] = await tx<{ position: string }[]>`update room_feed set position = position + 1 returning position`;
+  return Number(row!.position);
+}

@@ -1,7 +1,7 @@
 // GET /v1/transcripts/search over request/reply: visibility by the shared listing scope, ranking in
 // SQL, snippets and match counts per result (behaviour-search-notify-auth §1).
 import { isoformatUtc, listingScope, searchOps } from "@scribe/contracts";
-import { Unauthorized, anonymousMayUsePublicRoutes, type RpcServer, type Sql } from "@scribe/kit";
+import { Unauthorized, anonymousMayUsePublicRoutes, feedPositionSeen, type NotifiedWatermark, type RpcServer, type Sql } from "@scribe/kit";
 import type { SearchConfig } from "./config";
 import { combineSnippets, type SnippetSettings } from "./domain/snippets";
 import { availableSearchIndex, searchTranscripts, type SearchIndex, type SearchScope } from "./store";
@@ -32,7 +32,7 @@ function searchIndexOf(sql: Sql, config: SearchConfig): () => Promise<SearchInde
   };
 }
 
-export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig): void {
+export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig, roomFeed: NotifiedWatermark): void {
   const settings = snippetSettings(config);
   const searchIndex = searchIndexOf(sql, config);
   rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id, source_kind, include_deleted }) => {
@@ -40,6 +40,8 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig):
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
     // The trash is the caller's own: shared rooms and PUBLIC_MODE do not widen it.
     const scope: SearchScope = include_deleted ? { kind: "own_deleted", userId: caller.userId! } : listingScope(caller, config.PUBLIC_MODE);
+    // Room names and sharing shown and filtered by: as of the latest room change the caller may know.
+    await feedPositionSeen("room", roomFeed);
     const text = q.trim() || null;
     const { rows, total, totalCapped } = await searchTranscripts(sql, {
       text,

@@ -1,15 +1,18 @@
 // The search service: full-text search over the transcript read model (read-only).
-import { defineService } from "@scribe/kit";
+import { ROOM_FEED_CHANNEL } from "@scribe/contracts";
+import { NotifiedWatermark, defineService } from "@scribe/kit";
 import { SearchConfig } from "./config";
 import { registerQueries } from "./queries";
-import { SEARCH_DB_SETTINGS, readModelReady } from "./store";
+import { SEARCH_DB_SETTINGS, readModelReady, roomFeedPosition } from "./store";
 
 export const searchService = defineService({
   name: "search",
   config: SearchConfig,
   dbSettings: SEARCH_DB_SETTINGS,
-  async start({ rpc, sql, config, addReadinessCheck }) {
-    registerQueries(rpc, sql, config);
+  async start({ rpc, sql, config, addReadinessCheck, onStop }) {
+    const roomFeed = await NotifiedWatermark.follow(sql, ROOM_FEED_CHANNEL, () => roomFeedPosition(sql));
+    onStop(roomFeed.stop);
+    registerQueries(rpc, sql, config, roomFeed.watermark);
     addReadinessCheck(() => readModelReady(sql));
   },
 });

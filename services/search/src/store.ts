@@ -160,6 +160,19 @@ export async function availableSearchIndex(db: Db): Promise<SearchIndex> {
 }
 
 /** Readiness: the read model exists (the projection applies its migrations). */
+/**
+ * The highest rooms' feed position the read model applied (see migrations/projection/0004_room_feed.sql);
+ * 0 while the read model is not migrated yet (the search service may start first: see readModelReady).
+ */
+export async function roomFeedPosition(db: Db): Promise<number> {
+  try {
+    const [row] = await db<{ position: string | null }[]>`select max(feed_seq) as position from projection.room`;
+    return Number(row?.position ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 export async function readModelReady(db: Db): Promise<string | null> {
   try {
     await db`select 1 from projection.transcript limit 0`;

@@ -179,7 +179,14 @@ export type RoomState = z.infer<typeof RoomState>;
  * notifier asks the rooms service for the secret when it signs). Events written before this carried
  * the secret: reading them drops it.
  */
-const RoomEventShape = RoomState.omit({ webhook_secret: true }).extend({ has_webhook_secret: z.boolean() });
+const RoomEventShape = RoomState.omit({ webhook_secret: true }).extend({
+  has_webhook_secret: z.boolean(),
+  /**
+   * The rooms' feed position this change took (one counter over every room, in commit order):
+   * readers that depend on every room wait until they applied it. Absent in events written before it.
+   */
+  feed_seq: z.number().int().min(1).optional(),
+});
 export const RoomEvent = z.preprocess((v) => {
   if (!v || typeof v !== "object" || "has_webhook_secret" in v) return v;
   return { ...v, has_webhook_secret: Boolean((v as { webhook_secret?: unknown }).webhook_secret) };

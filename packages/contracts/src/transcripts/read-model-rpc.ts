@@ -74,3 +74,10 @@ export const projectionOps = {
     AwaitVersionResult,
   ),
 } as const;
+
+/**
+ * The read model's announcement of room changes it applied: NOTIFY on this channel with the rooms'
+ * feed position (room events' `feed_seq`) as payload. The projection (lists) and the search service
+ * (which reads the same tables) wait on it for read-your-writes of room names and sharing.
+ */
+export const ROOM_FEED_CHANNEL = "projection_room_feed";

@@ -87,6 +87,25 @@ export function reportVersion(kind: string, lookups: Record<string, string>, ver
 }
 
 /**
+ * A feed position: how far an owner's stream of changes to every entity of a `kind` has come
+ * (a counter the owner advances in commit order). It is not looked up by a request's fields: a read
+ * that depends on all entities of the kind (a search whose visibility follows rooms' sharing)
+ * requires it, so every request carries the latest known position (value `*`).
+ */
+export const FEED_VALUE = "*";
+const FEED_FIELD = "feed";
+
+/** An owner reports the feed position its committed change reached. */
+export function reportFeedPosition(kind: string, position: number): void {
+  reportVersion(kind, { [FEED_FIELD]: FEED_VALUE }, position);
+}
+
+/** The feed position of `kind` the current request must see (0: no requirement). */
+export function requiredFeedPosition(kind: string): number {
+  return requiredVersion(kind, FEED_FIELD, FEED_VALUE);
+}
+
+/**
  * What a gateway replica knows of entity versions, from the changes it relayed and from other
  * replicas' reports: bounded, the least recently touched forgotten first.
  */
@@ -118,7 +137,10 @@ export class KnownVersions {
   }
 }
 
-/** The string values among a request's top-level fields: what a request may look an entity up by. */
+/**
+ * The string values among a request's top-level fields — what a request may look an entity up by —
+ * and the feed positions' value, which every request carries.
+ */
 export function lookupValuesOf(req: object): string[] {
-  return Object.values(req).filter((v): v is string => typeof v === "string");
+  return [...Object.values(req).filter((v): v is string => typeof v === "string"), FEED_VALUE];
 }
