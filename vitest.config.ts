@@ -8,6 +8,10 @@ export default defineConfig({
     pool: "forks",
     // Every test file uses its own database and bus prefix, so files run in parallel safely.
     fileParallelism: true,
+    // Most files wait on services, NATS and child processes rather than compute: two files at a
+    // time on a 2-core CI machine (vitest's default there is one) without starving the
+    // pocketsphinx- and browser-heavy files. SCRIBE_TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.SCRIBE_TEST_WORKERS ?? 2),
     reporters: ["default"],
   },
 });

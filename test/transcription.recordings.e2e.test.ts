@@ -106,7 +106,10 @@ describe("recording.ready from a video platform", () => {
     });
     expect(failed.error).toEqual(expect.any(String));
     const path = { params: { path: { transcript_id: id } } };
-    expect((await ok(alice.GET("/v1/transcripts/{transcript_id}", path))).status).toBe("error");
+    // The failure was seen on the write side; the API's read model follows its event.
+    await eventually(async () => (await ok(alice.GET("/v1/transcripts/{transcript_id}", path))).status === "error", {
+      message: "the API shows the error",
+    });
     await ok(alice.POST("/v1/transcripts/{transcript_id}/process", path));
     const [again] = await transcriptsOf(rec.recording_id);
     expect(again!.current_run_id).not.toBe(failed.current_run_id);
