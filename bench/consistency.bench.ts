@@ -6,9 +6,11 @@
 // asks under both names at once. A stale read is an answer the write should have changed.
 // Then the same over HTTP with two gateway replicas: writes go to replica 1, reads to replica 2 at
 // once, with no version carried by the client (replica 2 knows it from the shared bucket); and what
-// sharing the written versions adds to a write (SharedVersions.record, timed alone).
+// sharing the written versions adds to a write (SharedVersions.record, timed alone). Last, feed
+// positions: a room renamed, then a search at once (the read model has not applied the rename: the
+// search waits for its announcement) and again (current), against a search that carries no position.
 import { createHmac, randomBytes } from "node:crypto";
-import { DLQ_STREAM, STREAMS, meetingsOps, roomsOps, type Caller } from "@scribe/contracts";
+import { DLQ_STREAM, STREAMS, meetingsOps, roomsOps, searchOps, type Caller } from "@scribe/contracts";
 import { servicesByName } from "@scribe/cli";
 import {
   VERSIONS_BUCKET,
@@ -21,6 +23,7 @@ import {
   type VersionMark,
 } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
+import { TranscriptWriter } from "../test/support/transcripts";
 import { percentile, report } from "./report";
 
 const ROUNDS = Number(process.env.BENCH_CONSISTENCY_ROUNDS ?? 300);
@@ -42,7 +45,7 @@ export default async function bench(): Promise<void> {
     HOST: "127.0.0.1",
     AUTH_BACKEND: "password",
   };
-  const running = await startProcess(servicesByName(["rooms", "meetings", "gateway"]), env);
+  const running = await startProcess(servicesByName(["rooms", "meetings", "projection", "search", "gateway"]), env);
   const replica2 = await startProcess(servicesByName(["gateway"]), env);
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-ryw" });
   const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
@@ -111,6 +114,18 @@ export default async function bench(): Promise<void> {
     report({ name: "replica 2, copy lagging (read-through) p99", value: percentile(sorted(two.lagging), 99), unit: "ms" }, c99);
     report({ name: "stale reads on replica 2", value: two.stale, unit: `of ${REPLICA_ROUNDS * 2} reads that had to see a write (goal 0)` });
 
+    const feed = await feedRounds(bus, prefix);
+    console.log(`  feed positions, ${REPLICA_ROUNDS} rounds; each: rename a room, search at once, search again, search without a position`);
+    const f50 = { name: "search, no position p50", value: percentile(sorted(feed.baseline), 50), unit: "ms", label: "baseline p50" };
+    const f99 = { name: "search, no position p99", value: percentile(sorted(feed.baseline), 99), unit: "ms", label: "baseline p99" };
+    report(f50);
+    report(f99);
+    report({ name: "search, read model current p50", value: percentile(sorted(feed.current), 50), unit: "ms" }, f50);
+    report({ name: "search, read model current p99", value: percentile(sorted(feed.current), 99), unit: "ms" }, f99);
+    report({ name: "search, read model lagging (waits) p50", value: percentile(sorted(feed.lagging), 50), unit: "ms" }, f50);
+    report({ name: "search, read model lagging (waits) p99", value: percentile(sorted(feed.lagging), 99), unit: "ms" }, f99);
+    report({ name: "searches before the rename was applied", value: feed.stale, unit: `of ${REPLICA_ROUNDS} (goal 0)` });
+
     const sharing = await recordLatency(bus);
     report({ name: "sharing a write's versions (record) p50", value: percentile(sorted(sharing), 50), unit: "ms added to a write" });
     report({ name: "sharing a write's versions (record) p99", value: percentile(sorted(sharing), 99), unit: "ms added to a write" });
@@ -163,6 +178,42 @@ async function twoReplicas(secret: string, first: string, second: string) {
     current.push(ms(t));
   }
   return { lagging, current, stale };
+}
+
+/**
+ * Feed positions: one transcript in a room; each round renames the room and searches at once with
+ * the versions the rename reported (the search waits until the read model applied the rename), then
+ * again (current), then with none (baseline). Stale: the first search showed the old name.
+ */
+async function feedRounds(bus: Awaited<ReturnType<typeof connectBus>>, prefix: string) {
+  const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+  const search = (versions: VersionMark[]) =>
+    rpcCall(bus, searchOps.search, { caller: alice, q: "budget", limit: 20, offset: 0, include_deleted: false }, { versions });
+  const out = { lagging: [] as number[], current: [] as number[], baseline: [] as number[], stale: 0 };
+  const writer = await TranscriptWriter.connect(prefix);
+  try {
+    const room = await rpcCall(bus, roomsOps.create, { caller: alice, room: { name: "bench-feed" } });
+    const transcript = await writer.create({ user_id: alice.userId, room_id: room.id, title: "Budget review" });
+    await writer.applied(transcript.id);
+    for (let i = 0; i < REPLICA_ROUNDS; i++) {
+      let written: VersionMark[] = [];
+      const name = `bench-feed-${i}`;
+      await rpcCall(bus, roomsOps.update, { caller: alice, id: room.id, patch: { name } }, { onVersions: (w) => (written = w) });
+      let t = process.hrtime.bigint();
+      const found = await search(written);
+      out.lagging.push(ms(t));
+      if (found.results.find((r) => r.id === transcript.id)?.room_name !== name) out.stale++;
+      t = process.hrtime.bigint();
+      await search(written);
+      out.current.push(ms(t));
+      t = process.hrtime.bigint();
+      await search([]);
+      out.baseline.push(ms(t));
+    }
+  } finally {
+    await writer.close();
+  }
+  return out;
 }
 
 /** What SharedVersions.record adds to a write: the bucket's compare-and-set and the watch's delivery. */

@@ -1,6 +1,7 @@
 // PUBLIC_MODE: anonymous callers may list and search, and see ownerless and public transcripts there
 // (the reference shows them every user's private ones; issue 15.10); reading one transcript still
 // follows its share mode.
+import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter } from "./support/transcripts";
@@ -31,30 +32,30 @@ afterAll(async () => {
   await sys?.stop();
 });
 
+const list = (who: string | null) => ok(sys.client(who).GET("/v1/transcripts"));
+const search = (who: string | null) => ok(sys.client(who).GET("/v1/transcripts/search", { params: { query: { q: "pangolin" } } }));
+const readStatus = async (who: string | null, id: string) =>
+  (await sys.client(who).GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id } } })).response.status;
+
 describe("PUBLIC_MODE", () => {
   it("lets anonymous callers list ownerless and public transcripts, not users' private ones", async () => {
-    const res = await sys.as(null)("/v1/transcripts");
-    expect(res.status).toBe(200);
-    const ids = (await res.json()).items.map((i: { id: string }) => i.id);
+    const ids = (await list(null)).items.map((i) => i.id);
     expect(ids.sort()).toEqual([t.alicePublic, t.ownerless].sort());
   });
 
   it("lets anonymous callers search ownerless and public transcripts only", async () => {
-    const res = await sys.as(null)("/v1/transcripts/search?q=pangolin");
-    expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await search(null);
     expect(body.total).toBe(2);
-    expect(body.results.map((r: { id: string }) => r.id).sort()).toEqual([t.alicePublic, t.ownerless].sort());
+    expect(body.results.map((r) => r.id).sort()).toEqual([t.alicePublic, t.ownerless].sort());
   });
 
   it("still answers 403 to an anonymous read of a private transcript, and reads ownerless ones", async () => {
-    expect((await sys.as(null)(`/v1/transcripts/${t.alicePrivate}`)).status).toBe(403);
-    expect((await sys.as(null)(`/v1/transcripts/${t.ownerless}`)).status).toBe(200);
+    expect(await readStatus(null, t.alicePrivate!)).toBe(403);
+    expect(await readStatus(null, t.ownerless!)).toBe(200);
   });
 
   it("keeps signed-in users to their own transcripts and shared rooms", async () => {
-    const ids = (await (await sys.as("bob")("/v1/transcripts")).json()).items;
-    expect(ids).toEqual([]);
-    expect((await (await sys.as("bob")("/v1/transcripts/search?q=pangolin")).json()).total).toBe(0);
+    expect((await list("bob")).items).toEqual([]);
+    expect((await search("bob")).total).toBe(0);
   });
 });

@@ -5,14 +5,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ok, type ScribeClient } from "@scribe/client";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { multipart, speechMp3 } from "./support/media";
-import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { startSystem, streamEvents, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let sql: Sql;
 let storageRoot: string;
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
     services: ["rooms", "recordings", "projection", "transcription", "gateway"],
     env: { STORAGE_LOCAL_ROOT: storageRoot },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
 });
 afterAll(async () => {
@@ -32,10 +33,9 @@ afterAll(async () => {
   await rm(storageRoot, { recursive: true, force: true });
 });
 
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
+const path = (id: string) => ({ params: { path: { transcript_id: id } } });
+const read = (id: string) => ok(alice.GET("/v1/transcripts/{transcript_id}", path(id)));
+const reprocess = (id: string) => ok(alice.POST("/v1/transcripts/{transcript_id}/process", path(id)));
 const runOf = async (id: string) =>
   (await sql<{ current_run_id: string | null }[]>`select current_run_id from transcript where id = ${id}`)[0]?.current_run_id ?? null;
 const runStatus = async (runId: string) =>
@@ -46,11 +46,12 @@ const completions = async (id: string) =>
     .map((e) => e.data.run_id as string);
 
 async function uploaded(): Promise<string> {
-  const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Upload" }) }));
+  const t = await ok(alice.POST("/v1/transcripts", { body: { name: "Upload" } }));
   const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
-  // The recordings service learns of the transcript from its event.
+  // The recordings service learns of the transcript from its event. The chunk goes as raw multipart
+  // bytes (the exact body under test), hence the plain fetch wrapper.
   await eventually(async () => {
-    const res = await alice(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, {
+    const res = await sys.as("alice")(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, {
       method: "POST",
       body,
       headers: { "content-type": contentType },
@@ -74,8 +75,8 @@ describe("processing an upload", () => {
     // The run starts in the write model; the read model answers the GET once it folded the same change.
     const t = await eventually(
       async () => {
-        const read = await ok(await alice(`/v1/transcripts/${id}`));
-        return read.source_kind === "file" ? read : null;
+        const t = await read(id);
+        return t.source_kind === "file" ? t : null;
       },
       { message: "the read model shows a file transcript" },
     );
@@ -85,28 +86,28 @@ describe("processing an upload", () => {
 
   it("completes the run: status ended, a duration, transcript.completed with the run id", async () => {
     await eventually(async () => (await completions(id)).includes(firstRun), { timeoutMs: 180_000, message: "the first run completed" });
-    const t = await ok(await alice(`/v1/transcripts/${id}`));
+    const t = await read(id);
     expect(t.status).toBe("ended");
     expect(t.duration).toBeGreaterThan(0);
   }, 200_000);
 
   it("reprocesses: a second process cancels the running run; the last run completes again with a new run id", async () => {
-    expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+    expect(await reprocess(id)).toEqual({ status: "ok" });
     const second = (await runOf(id))!;
     expect(second).not.toBe(firstRun);
-    expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+    expect(await reprocess(id)).toEqual({ status: "ok" });
     const third = (await runOf(id))!;
     expect(third).not.toBe(second);
     expect(await runStatus(second)).toBe("cancelled");
     await eventually(async () => (await completions(id)).includes(third), { timeoutMs: 180_000, message: "the last run completed" });
     expect(await completions(id)).not.toContain(second);
-    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("ended");
+    expect((await read(id)).status).toBe("ended");
   }, 200_000);
 
   it("shows the runs with their steps through the API, newest first, to those who may read the transcript", async () => {
-    const { runs } = await ok(await alice(`/v1/transcripts/${id}/runs`));
-    expect(runs.map((r: { id: string }) => r.id)).toContain(firstRun);
-    const [last] = runs;
+    const { runs } = await ok(alice.GET("/v1/transcripts/{transcript_id}/runs", path(id)));
+    expect(runs.map((r) => r.id)).toContain(firstRun);
+    const last = runs[0]!;
     expect(last).toMatchObject({ workflow: "transcript-file", status: "succeeded", error: null });
     expect(last.steps.length).toBeGreaterThan(3);
     for (const step of last.steps) {
@@ -114,14 +115,14 @@ describe("processing an upload", () => {
       expect(step.attempts).toBeGreaterThanOrEqual(1);
       expect(step.duration_ms).toEqual(expect.any(Number));
     }
-    expect(runs.find((r: { status: string }) => r.status === "cancelled")).toBeDefined();
-    expect((await sys.as("bob")(`/v1/transcripts/${id}/runs`)).status).toBe(403);
-    expect((await alice(`/v1/transcripts/${randomUUID()}/runs`)).status).toBe(404);
+    expect(runs.find((r) => r.status === "cancelled")).toBeDefined();
+    expect((await sys.client("bob").GET("/v1/transcripts/{transcript_id}/runs", path(id))).response.status).toBe(403);
+    expect((await alice.GET("/v1/transcripts/{transcript_id}/runs", path(randomUUID()))).response.status).toBe(404);
   });
 
   it("starts nothing for a soft-deleted transcript", async () => {
-    const other = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Gone" }) }));
-    await ok(await alice(`/v1/transcripts/${other.id}`, { method: "DELETE" }));
-    expect((await alice(`/v1/transcripts/${other.id}/process`, { method: "POST" })).status).toBe(404);
+    const other = await ok(alice.POST("/v1/transcripts", { body: { name: "Gone" } }));
+    await ok(alice.DELETE("/v1/transcripts/{transcript_id}", path(other.id)));
+    expect((await alice.POST("/v1/transcripts/{transcript_id}/process", path(other.id))).response.status).toBe(404);
   });
 });

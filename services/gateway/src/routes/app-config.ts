@@ -3,7 +3,7 @@
 // authorization and token endpoints, found through its OpenID discovery document. Outside /v1 so the
 // API's own shapes (/v1/config) stay as api.md has them.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Logger } from "@scribe/kit";
+import { createHttpClient, type Logger } from "@scribe/kit";
 import { z } from "zod";
 import type { GatewayConfig } from "../config";
 import type { AppEnv } from "../http/context";
@@ -35,6 +35,8 @@ type Discovery = z.infer<typeof Discovery>;
 /** A good discovery document is kept this long; a failed fetch is retried on the next request. */
 const DISCOVERY_CACHE_MS = 10 * 60_000;
 const DISCOVERY_TIMEOUT_MS = 5000;
+/** The operator configured the issuer (no SSRF guard, as for other configured endpoints); its answer is small. */
+const discoveryHttp = createHttpClient({ guard: false, timeoutMs: DISCOVERY_TIMEOUT_MS, maxBodyBytes: 256 * 1024, maxRedirects: 3 });
 
 /** `<issuer>/.well-known/openid-configuration` (OIDC Discovery §4: appended to the issuer's path). */
 export function discoveryUrl(issuer: string): string {
@@ -46,9 +48,9 @@ function discoveryCache(issuer: string, log: Logger): () => Promise<Discovery | 
   return async () => {
     if (cached && cached.until > performance.now()) return cached.value;
     try {
-      const res = await fetch(discoveryUrl(issuer), { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const value = Discovery.parse(await res.json());
+      const res = await discoveryHttp.request(discoveryUrl(issuer), { headers: { accept: "application/json" } });
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      const value = Discovery.parse(JSON.parse(res.body.toString("utf8")));
       cached = { value, until: performance.now() + DISCOVERY_CACHE_MS };
       return value;
     } catch (e) {
