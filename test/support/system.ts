@@ -55,6 +55,8 @@ export interface SystemOptions {
   services?: string[];
   env?: Record<string, string>;
   auth?: AuthMode;
+  /** The services' DATABASE_URL from the test database's (e.g. through a TCP proxy that can go away). */
+  databaseUrl?: (testDatabaseUrl: string) => string;
   /** jwt: use this simulator instead of starting one (it is not closed by stop()). */
   idp?: IdpSimulator;
 }
@@ -66,7 +68,7 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
   const db = await createTestDatabase(opts.label);
   const prefix = testPrefix(opts.label);
   const env: Record<string, string> = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(db.url) : db.url,
     NATS_URL: TEST_NATS_URL,
     NATS_PREFIX: prefix,
     PORT: "0",

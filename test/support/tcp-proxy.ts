@@ -1,17 +1,23 @@
-// A TCP proxy in front of the gateway for browser tests that need the server side of a connection to
-// go away (a gateway restarting, a load balancer's idle cut): the browser talks to the proxy, and
-// `dropAll()` cuts every connection it carries while it keeps accepting new ones. It also counts the
-// WebSocket handshakes it saw per path, so a test can wait for a client to have reconnected.
+// A TCP proxy for tests that need the server side of a connection to go away: in front of the gateway
+// (a gateway restarting, a load balancer's idle cut: `dropAll()` cuts every connection it carries
+// while it keeps accepting new ones; it counts the WebSocket handshakes it saw per path, so a test
+// can wait for a client to have reconnected), or in front of PostgreSQL or NATS (an outage:
+// `refuse()` cuts every connection and stops listening, so new ones are refused, until `accept()`).
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 
 export interface TcpProxy {
   /** `http://127.0.0.1:<port>`: use it as the app's origin. */
   url: string;
+  port: number;
   /** Destroys every open connection (both ends), as a server that went away. */
   dropAll(): void;
   /** How many WebSocket handshakes for `path` went through so far. */
   upgrades(path: string): number;
+  /** Cuts every connection and closes the port: connecting is refused, as to a server that is down. */
+  refuse(): Promise<void>;
+  /** Listens on the same port again. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,7 +29,8 @@ function webSocketPath(head: string): string | null {
   return upgrade && path ? path.split("?")[0]! : null;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** `opts.refusing`: start with the port closed (a dependency down from the start); `accept()` opens it. */
+export async function startTcpProxy(target: { host: string; port: number }, opts: { refusing?: boolean } = {}): Promise<TcpProxy> {
   const open = new Set<Socket>();
   const handshakes = new Map<string, number>();
   const server: Server = createServer((client) => {
@@ -43,15 +50,30 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on("error", forget).on("close", forget);
     upstream.on("error", forget).on("close", forget);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      open.forEach((socket) => socket.destroy());
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+    });
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  if (opts.refusing) await stopListening();
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
+    port,
     dropAll: () => open.forEach((socket) => socket.destroy()),
     upgrades: (path) => handshakes.get(path) ?? 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        open.forEach((socket) => socket.destroy());
-        server.close(() => resolve());
-      }),
+    refuse: stopListening,
+    accept: () => (server.listening ? Promise.resolve() : listen(port)),
+    close: stopListening,
   };
 }

@@ -92,3 +92,47 @@ export function refusedValue(e: unknown): unknown {
   if (typeof code !== "string" || !code.startsWith("22")) return e;
   return Invalid([{ loc: ["body"], msg: `Value not accepted: ${(e as Error).message}`, type: "value_error" }]);
 }
+
+/** What a client is told to wait (Retry-After) when a service cannot reach its database. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** postgres.js's own codes for a connection that could not be made or was lost. */
+const LOST_CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+]);
+
+/**
+ * The database being out of reach (refused, cut, restarting, out of connections) is an outage the
+ * client should wait out, not a server fault: an `unavailable` AppError with a Retry-After. Class
+ * 08 is a lost connection, 53300 too many connections, 57P01–57P03 a server shutting down,
+ * terminating the session (pg_terminate_backend) or not yet accepting them.
+ */
+export function isDatabaseUnreachable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return LOST_CONNECTION_CODES.has(code) || code.startsWith("08") || code === "53300" || /^57P0[123]$/.test(code);
+}
+
+/**
+ * The refusal a failure stands for, when it is a known one: a value PostgreSQL refused (422) or a
+ * database out of reach (503 with Retry-After). Other errors are returned as they are.
+ */
+export function knownFailure(e: unknown): unknown {
+  if (isDatabaseUnreachable(e))
+    return new AppError("unavailable", "The service cannot reach its database; try again shortly", {
+      cause: e,
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  return refusedValue(e);
+}

@@ -5,7 +5,7 @@ import type { RpcOp, RpcRequest, RpcResponse } from "@scribe/contracts";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { AppError, Invalid, Unavailable, isAppError, refusedValue, validationErrors, type SerializedError } from "../errors";
+import { AppError, Invalid, Unavailable, isAppError, knownFailure, validationErrors, type SerializedError } from "../errors";
 import { metrics } from "../metrics";
 import { decodeVersionMarks, encodeVersionMarks, withVersionScope, type VersionMark } from "../consistency/versions";
 import type { Bus } from "./connection";
@@ -111,9 +111,10 @@ export class RpcServer {
       }
       metrics.rpcHandled.inc({ op: op.subject, outcome: "ok" });
     } catch (e) {
-      const refused = refusedValue(e);
-      const error = isAppError(refused) ? refused : new AppError("internal", "Internal Server Error", { cause: e });
-      if (!isAppError(refused)) log.error({ err: e }, "rpc handler failed");
+      const known = knownFailure(e);
+      const error = isAppError(known) ? known : new AppError("internal", "Internal Server Error", { cause: e });
+      if (!isAppError(known)) log.error({ err: e }, "rpc handler failed");
+      else if (error.kind === "unavailable") log.warn({ err: e, kind: error.kind }, "rpc handler could not reach a dependency");
       else log.debug({ kind: error.kind, detail: error.detail }, "rpc handler refused");
       metrics.rpcHandled.inc({ op: op.subject, outcome: error.kind });
       reply = { ok: false, error: error.toJSON() };

@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { isAppError, refusedValue, validationErrors, type ErrorKind, type Logger } from "@scribe/kit";
+import { isAppError, knownFailure, validationErrors, type ErrorKind, type Logger } from "@scribe/kit";
 import type { ZodError } from "zod";
 
 const LOCATION: Record<string, string> = { json: "body", form: "body", query: "query", param: "path", header: "header", cookie: "cookie" };
@@ -31,8 +31,8 @@ export const HTTP_STATUS: Record<ErrorKind, ContentfulStatusCode> = {
 };
 
 export function errorResponse(thrown: Error, c: Context, log: Logger): Response {
-  // The gateway's own SQL (users, API keys) refuses bad values like any service.
-  const err = refusedValue(thrown) as Error;
+  // The gateway's own SQL (users, API keys) refuses bad values and loses its database like any service.
+  const err = knownFailure(thrown) as Error;
   if (isAppError(err)) {
     if (err.retryAfterSeconds !== undefined) c.header("retry-after", String(err.retryAfterSeconds));
     return c.json({ detail: err.detail }, HTTP_STATUS[err.kind]);
