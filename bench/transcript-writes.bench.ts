@@ -3,42 +3,16 @@
 // one database. Measured on an empty transcript and on 10- and 60-minute ones (issue 20: a write
 // must cost what it changes, not what the transcript holds).
 import { randomUUID } from "node:crypto";
-import type { TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { persistNew } from "../services/transcription/src/changes";
 import { newAggregate } from "../services/transcription/src/domain/transcript";
 import { DbTranscriptPort } from "../services/transcription/src/port";
+import { topicsOfMeeting } from "../services/transcription/test/long-transcript";
 import { report, time } from "./report";
 
 const CALLS = Number(process.env.BENCH_TRANSCRIPT_WRITES ?? 500);
-/** Spoken words per minute of a meeting, and words per topic. */
-const WORDS_PER_MINUTE = 150;
-const WORDS_PER_TOPIC = 300;
-
-function topicsOf(minutes: number): TopicRecord[] {
-  const words = minutes * WORDS_PER_MINUTE;
-  const topics: TopicRecord[] = [];
-  for (let first = 0; first < words; first += WORDS_PER_TOPIC) {
-    const count = Math.min(WORDS_PER_TOPIC, words - first);
-    topics.push({
-      id: randomUUID(),
-      title: `Topic ${topics.length}`,
-      summary: "What was said in this part of the meeting.",
-      timestamp: first * 0.4,
-      duration: count * 0.4,
-      transcript: null,
-      words: Array.from({ length: count }, (_, i) => ({
-        text: ` word${first + i}`,
-        start: (first + i) * 0.4,
-        end: (first + i) * 0.4 + 0.3,
-        speaker: (first + i) % 3,
-      })),
-    });
-  }
-  return topics;
-}
 
 async function measure(sql: Sql, minutes: number): Promise<void> {
   const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
@@ -46,7 +20,7 @@ async function measure(sql: Sql, minutes: number): Promise<void> {
   await sql.begin((tx) => persistNew(tx, a, new Date()));
   await sql`update transcript set current_run_id = 'run' where id = ${id}`;
   const port = new DbTranscriptPort(sql, createLogger("bench", "silent"));
-  if (minutes > 0) await port.replaceTopics(id, "run", topicsOf(minutes));
+  if (minutes > 0) await port.replaceTopics(id, "run", topicsOfMeeting(minutes));
   const length = minutes === 0 ? "empty transcript" : `${minutes}-minute transcript`;
 
   const raw = await time(async () => {

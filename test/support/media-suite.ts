@@ -6,7 +6,14 @@ import { request } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { INTERNAL_CALLER, transcriptKeys, recordingsOps, type RecordingAvailable, type TranscriptState } from "@scribe/contracts";
+import {
+  INTERNAL_CALLER,
+  topicsToWebvtt,
+  transcriptKeys,
+  recordingsOps,
+  type RecordingAvailable,
+  type TranscriptState,
+} from "@scribe/contracts";
 import { recordingsCommand } from "@scribe/cli";
 import { StorageConfig, connectBus, loadConfig, openStorage, readSmallObject, rpcCall, type Bus, type ObjectStorage } from "@scribe/kit";
 import { eventually, TEST_NATS_URL, startTestS3, type TestS3 } from "@scribe/kit/testing";
@@ -503,6 +510,8 @@ export function mediaSuite(driver: "local" | "s3"): void {
         recording_id: ev.recording_id,
         meeting_id: meetingId,
         topics: [topic],
+        // Rendered from the copied topics (transcript.updated leaves an unchanged WebVTT out).
+        webvtt: topicsToWebvtt([topic]),
       });
       expect(zip.get("metadata.json")!.toString()).toContain('\n  "title": "Weekly"');
 

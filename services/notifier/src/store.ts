@@ -7,7 +7,7 @@ import {
   type MeetingState,
   roomsOps,
   type RoomEvent,
-  type TranscriptState,
+  type TranscriptUpdated,
 } from "@scribe/contracts";
 import { defineEntityCopy, type Db, type Sql } from "@scribe/kit";
 import { z } from "zod";
@@ -95,7 +95,7 @@ export async function meetingById(db: Db, id: string): Promise<MeetingCopy | nul
  * The transcripts' facts; a destroyed transcript stays destroyed (destroyed_at, final: no later event
  * changes it), a deleted one is only a state (deleted_at) and may be restored.
  */
-export const transcriptCopy = defineEntityCopy<TranscriptFacts, TranscriptState, never>({
+export const transcriptCopy = defineEntityCopy<TranscriptFacts, TranscriptUpdated, never>({
   kind: "transcript",
   table: "transcript",
   columns: ["id", "version", "user_id", "room_id", "meeting_id", "recording_id", "share_mode", "created_at", "deleted_at", "deleted"],

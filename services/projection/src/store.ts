@@ -13,6 +13,7 @@ import {
   type ScribeEvent,
   type TranscriptListFilters,
   type TranscriptState,
+  type TranscriptUpdated,
 } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { z } from "zod";
@@ -72,7 +73,8 @@ export interface ApplyOptions {
 }
 
 /**
- * Apply one event. Every rule is "newer version wins" (full states by `state_version`, topics per
+ * Apply one event. Every rule is "newer version wins" (full states by `state_version`, the WebVTT
+ * by `webvtt_version` (transcript.updated leaves an unchanged one out), topics per
  * position by their version behind the last clear, rooms by their version), so applying events
  * twice or out of order converges to the same model — which is what makes redelivery, re-driving
  * and a rebuild racing the live consumer safe. Each event is one statement, sent before the first
@@ -133,8 +135,8 @@ function returningVersion(db: Db, t: ModelTables, opts: ApplyOptions) {
     : db`returning ${table}.version`;
 }
 
-/** The columns a full state sets (everything but versions, topics, cloud video and tombstone). */
-function stateColumns(s: TranscriptState, t: ModelTables, db: Db) {
+/** The columns a state sets (everything but versions, topics, cloud video, tombstone and the WebVTT). */
+function stateColumns(s: TranscriptUpdated, t: ModelTables, db: Db) {
   // The room's name and sharing as the model knows them now (a room event copies later changes).
   const room =
     s.room_id === null
@@ -168,25 +170,50 @@ function stateColumns(s: TranscriptState, t: ModelTables, db: Db) {
     recording_id: s.recording_id,
     room_id: s.room_id,
     ...room,
-    webvtt: s.webvtt,
-    webvtt_text: webvttPlainText(s.webvtt),
     deleted_at: s.deleted_at,
   };
 }
 
-/** Insert, or overwrite an older state; a stale state or a tombstone is left alone. */
-function upsertState(db: Db, t: ModelTables, s: TranscriptState, cols: Record<string, unknown>, opts: ApplyOptions) {
+const webvttColumns = (webvtt: string | null) => ({ webvtt, webvtt_text: webvttPlainText(webvtt) });
+
+/**
+ * Insert, or overwrite an older state; a stale state or a tombstone is left alone. `insertOnly`:
+ * columns a new row gets that an existing row takes by another rule (the WebVTT, see applyState).
+ */
+function upsertState(
+  db: Db,
+  t: ModelTables,
+  s: TranscriptUpdated,
+  cols: Record<string, unknown>,
+  insertOnly: Record<string, unknown>,
+  opts: ApplyOptions,
+) {
   // No `as <alias>`: postgres.js picks the helper's rendering from the last keyword before it.
   const cur = db(t.transcript);
   return db`
-    insert into ${cur} ${db({ id: s.id, version: s.version, state_version: s.version, ...cols })}
+    insert into ${cur} ${db({ id: s.id, version: s.version, state_version: s.version, ...cols, ...insertOnly })}
     on conflict (id) do update set ${db(cols)}, state_version = ${s.version}, version = greatest(${cur}.version, ${s.version})
     where ${cur}.state_version < ${s.version} and ${cur}.destroyed_at is null
     ${returningVersion(db, t, opts)}`;
 }
 
-async function applyState(db: Db, t: ModelTables, s: TranscriptState, opts: ApplyOptions): Promise<Applied | null> {
-  const [row] = await db<{ version: number }[]>`${upsertState(db, t, s, stateColumns(s, t, db), opts)}`;
+/**
+ * The state by `state_version`, then (when the event carries it) the WebVTT by `webvtt_version`: a
+ * state that arrives after a newer one that left the WebVTT out still brings its WebVTT. Both
+ * statements are sent before the first await, in this order.
+ */
+async function applyState(db: Db, t: ModelTables, s: TranscriptUpdated, opts: ApplyOptions): Promise<Applied | null> {
+  const carried = s.webvtt === undefined ? null : webvttColumns(s.webvtt);
+  const insertOnly = carried ? { ...carried, webvtt_version: s.version } : {};
+  const state = db<{ version: number }[]>`${upsertState(db, t, s, stateColumns(s, t, db), insertOnly, opts)}`;
+  const tr = db(t.transcript);
+  const webvtt = carried
+    ? db<{ version: number }[]>`update ${tr} set ${db(carried)}, webvtt_version = ${s.version}
+        where id = ${s.id} and webvtt_version < ${s.version} and destroyed_at is null
+        ${returningVersion(db, t, opts)}`
+    : null;
+  const [[stateRow], webvttRows] = await Promise.all([state, webvtt]);
+  const row = stateRow ?? webvttRows?.[0];
   return row ? { transcriptId: s.id, version: row.version } : null;
 }
 
@@ -205,11 +232,12 @@ async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventT
     participants: db.json([]),
     webvtt: null,
     webvtt_text: "",
+    webvtt_version: s.version,
     deleted_at: s.deleted_at ?? eventTime,
     destroyed_at: eventTime,
   };
   const [row] = await db<{ version: number }[]>`
-    with up as (${upsertState(db, t, s, cols, opts)}),
+    with up as (${upsertState(db, t, s, cols, {}, opts)}),
       gone as (delete from ${db(t.topic)} where transcript_id = ${s.id} and exists (select 1 from up))
     select version from up`;
   return row ? { transcriptId: s.id, version: row.version } : null;

@@ -1,7 +1,7 @@
 // The read model's fold (services/projection/src/domain/fold.ts): the pure rules, then the SQL of
 // store.ts checked against them on a real database, for a transcript's history applied in order,
 // reversed, shuffled and redelivered.
-import { makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState } from "@scribe/contracts";
+import { makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +53,12 @@ const topic = (id: string, text: string): TopicRecord => ({
   words: [{ text, start: 0, end: 1, speaker: 0 }],
 });
 
+/** transcript.updated's data when the change left the WebVTT as it was. */
+function webvttUnchanged(s: TranscriptState): TranscriptUpdated {
+  const { webvtt: _left, ...rest } = s;
+  return rest;
+}
+
 type Wire = ScribeEvent & TranscriptFoldEvent;
 const ev = (type: TranscriptFoldEvent["type"], data: unknown, at: number): Wire =>
   makeEvent(type, data as never, { source: SOURCE, time: new Date(Date.parse(T0) + at * 1000) }).event as Wire;
@@ -78,10 +84,17 @@ function history(id: string, destroyed: boolean): Wire[] {
       },
       9,
     ),
+    // A speaker assigned (the topics' words changed: a new WebVTT), then a rename that leaves it out.
+    ev("transcript.updated", stateOf(id, 10, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\nthree" }), 10),
+    ev("transcript.updated", webvttUnchanged(stateOf(id, 11, { title: "Renamed", status: "ended" })), 11),
   ];
   if (destroyed)
     events.push(
-      ev("transcript.destroyed", { transcript: stateOf(id, 10, { title: "Weekly", status: "ended", deleted_at: T0 }), reason: "user" }, 10),
+      ev(
+        "transcript.destroyed",
+        { transcript: stateOf(id, 12, { title: "Renamed", status: "ended", deleted_at: T0 }), reason: "user" },
+        12,
+      ),
     );
   return events;
 }
@@ -124,6 +137,18 @@ describe("the fold, pure", () => {
     expect(row).toMatchObject({ version: 3, state_version: 3, state: { title: "new" } });
     expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 2, { title: "old" }), 2))).toBe("unchanged");
     expect(foldTranscript(row, ev("transcript.updated", stateOf(id, 3, { title: "new" }), 3))).toBe("unchanged");
+  });
+  it("a state that leaves the WebVTT out keeps the WebVTT of the highest version that carried one", () => {
+    const carried = ev("transcript.updated", stateOf(id, 2, { webvtt: "WEBVTT\n\nnew" }), 2);
+    const left = ev("transcript.updated", webvttUnchanged(stateOf(id, 3, { title: "renamed" })), 3);
+    const created = ev("transcript.created", stateOf(id, 1, { webvtt: "WEBVTT\n\nold" }), 1);
+    for (const order of [
+      [created, carried, left],
+      [created, left, carried],
+      [left, carried, created],
+    ]) {
+      expect(foldAll(order)).toMatchObject({ state_version: 3, webvtt_version: 2, state: { title: "renamed", webvtt: "WEBVTT\n\nnew" } });
+    }
   });
   it("a topic event before its transcript is not known yet (retried), one behind the last clear is stale", () => {
     const upsert = ev("transcript.topic.upserted", { transcript_id: id, version: 2, position: 0, topic: topic("a", "x") }, 2);
@@ -198,7 +223,7 @@ describe("the SQL path agrees with the fold", () => {
 
   async function rowOf(id: string) {
     const [t] = await sql`
-      select version, state_version, topics_reset_version, destroyed_at, name, status, title, webvtt, deleted_at, participants
+      select version, state_version, webvtt_version, topics_reset_version, destroyed_at, name, status, title, webvtt, deleted_at, participants
       from transcript where id = ${id}`;
     const topics = await sql<{ position: number; version: number; topic: TopicRecord }[]>`
       select position, version, topic from topic where transcript_id = ${id} order by position`;
@@ -212,6 +237,7 @@ describe("the SQL path agrees with the fold", () => {
   const expected = (r: TranscriptRow) => ({
     version: r.version,
     state_version: r.state_version,
+    webvtt_version: r.webvtt_version,
     topics_reset_version: r.topics_reset_version,
     destroyed_at: r.destroyed_at,
     name: r.state.name,

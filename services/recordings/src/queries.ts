@@ -1,6 +1,6 @@
 // Media queries over request/reply: access is decided here, the answer says where the bytes are
 // (bucket + key) and the gateway streams them; nothing larger than a bus message comes back.
-import { recordingsOps, transcriptKeys } from "@scribe/contracts";
+import { recordingsOps, topicsToWebvtt, transcriptKeys } from "@scribe/contracts";
 import { NotFound, type RpcServer, type Sql } from "@scribe/kit";
 import type { RecordingsConfig } from "./config";
 import { assertAudioRead, assertInternal, assertOwner, assertRead, type KnownTranscript } from "./domain/access";
@@ -12,7 +12,7 @@ import {
   recordingIdsOfTranscript,
   recordingView,
   topicAt,
-  topicCount,
+  topicsOf,
   transcriptById,
 } from "./store";
 
@@ -79,6 +79,7 @@ export function registerQueries(rpc: RpcServer, sql: Sql, open: OpenBucket, conf
       if (f.deleted_at === null) entries.push({ name: `tracks/${basename(f.key)}`, bucket: f.bucket, key: f.key });
     }
     const video = s.meeting_id ? await composedVideoOf(sql, s.meeting_id) : null;
+    const topics = await topicsOf(sql, s.id);
     if (video) entries.push({ name: "cloud_video.mp4", bucket: video.bucket, key: video.key });
     return {
       filename: downloadName("transcript", s.id, "zip"),
@@ -94,11 +95,12 @@ export function registerQueries(rpc: RpcServer, sql: Sql, open: OpenBucket, conf
         long_summary: s.long_summary,
         participants: s.participants,
         action_items: s.action_items,
-        webvtt: s.webvtt,
+        // Rendered from the copied topics: transcript.updated leaves an unchanged WebVTT out.
+        webvtt: topicsToWebvtt(topics),
         recording_id: s.recording_id,
         meeting_id: s.meeting_id,
       },
-      topic_count: await topicCount(sql, s.id),
+      topic_count: topics.length,
     };
   });
 

@@ -1,5 +1,5 @@
 // SQL of the recordings service; nothing else in the service touches the database.
-import { TopicRecord, TranscriptState, type RecordingView } from "@scribe/contracts";
+import { TopicRecord, TranscriptUpdated, type RecordingView, type TranscriptState } from "@scribe/contracts";
 import { defineEntityCopy, type Db, type Tx } from "@scribe/kit";
 import type { KnownTranscript } from "./domain/access";
 import type { FileRole, FileRow, RecordingRow } from "./domain/recordings";
@@ -197,7 +197,8 @@ export async function hasStoredUpload(db: Db, transcriptId: string): Promise<boo
 interface TranscriptCopyRow {
   id: string;
   version: number;
-  state: TranscriptState;
+  /** Its `webvtt` may be absent (transcript.updated leaves an unchanged one out): the zip renders it from the topics. */
+  state: TranscriptUpdated;
   recording_id: string | null;
   meeting_id: string | null;
   deleted: boolean;
@@ -205,7 +206,7 @@ interface TranscriptCopyRow {
 }
 
 /** The transcripts' states; a destroyed transcript stays destroyed (destroyed_at is final). */
-export const transcriptCopy = defineEntityCopy<TranscriptCopyRow, TranscriptState, never>({
+export const transcriptCopy = defineEntityCopy<TranscriptCopyRow, TranscriptUpdated, never>({
   kind: "transcript",
   table: "transcript",
   columns: ["id", "version", "state", "recording_id", "meeting_id", "deleted"],
@@ -241,15 +242,16 @@ export async function clearTopics(db: Db, transcriptId: string, version: number)
 
 export async function transcriptById(db: Db, id: string): Promise<KnownTranscript | null> {
   const [r] = await db<{ state: unknown; destroyed_at: Date | null }[]>`select state, destroyed_at from transcript where id = ${id}`;
-  return r ? { state: TranscriptState.parse(r.state), destroyed: r.destroyed_at !== null } : null;
-}
-
-export async function topicCount(db: Db, transcriptId: string): Promise<number> {
-  const [r] = await db<{ n: number }[]>`select count(*)::int as n from transcript_topic where transcript_id = ${transcriptId}`;
-  return r!.n;
+  return r ? { state: TranscriptUpdated.parse(r.state), destroyed: r.destroyed_at !== null } : null;
 }
 
 /** The topic at a 0-based index of the stored order. */
+/** The transcript's topics in order. */
+export async function topicsOf(db: Db, transcriptId: string): Promise<TopicRecord[]> {
+  const rows = await db<{ topic: unknown }[]>`select topic from transcript_topic where transcript_id = ${transcriptId} order by position`;
+  return rows.map((r) => TopicRecord.parse(r.topic));
+}
+
 export async function topicAt(db: Db, transcriptId: string, index: number): Promise<TopicRecord | null> {
   const [r] = await db<{ topic: unknown }[]>`select topic from transcript_topic where transcript_id = ${transcriptId}
     order by position offset ${index} limit 1`;

@@ -1,6 +1,6 @@
 // The transcript decider (services/transcription/src/domain/decider.ts) as given/when/then: the
 // events that happened, the command, the events it decides (or its refusal). No database.
-import { RecordingReady, type TopicRecord, type TranscriptState } from "@scribe/contracts";
+import { RecordingReady, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
 import { evolveAll } from "@scribe/kit";
 import { deciderSpec } from "@scribe/kit/testing";
 import { describe, expect, it } from "vitest";
@@ -21,9 +21,12 @@ const initial = (over: Partial<TranscriptState> = {}): TranscriptState => ({
 const createdEv = (over: Partial<TranscriptState> = {}): TranscriptEvent => ({ type: "transcript.created", data: initial(over) });
 /** The state after `events`, for building expectations. */
 const stateAfter = (events: TranscriptEvent[]) => evolveAll(transcriptDecider, events)!.state;
+/** transcript.updated after `before` with `change`: the WebVTT only when the change names it (TranscriptUpdated). */
 const updated = (before: TranscriptEvent[], change: Partial<TranscriptState>, version?: number): TranscriptEvent => {
   const s = stateAfter(before);
-  return { type: "transcript.updated", data: { ...s, ...change, version: version ?? s.version + 1, updated_at: at } };
+  const data: Partial<TranscriptState> = { ...s, ...change, version: version ?? s.version + 1, updated_at: at };
+  if (!("webvtt" in change)) delete data.webvtt;
+  return { type: "transcript.updated", data: data as TranscriptUpdated };
 };
 const refusedAs = (kind: RefusalKind, message?: string) => (e: unknown) =>
   e instanceof RuleError && e.kind === kind && (message === undefined || e.message === message);

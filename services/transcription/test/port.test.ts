@@ -106,7 +106,7 @@ describe("DbTranscriptPort", () => {
     });
   });
 
-  it("puts the stored WebVTT, which it does not read, in the events exactly as JSON.stringify would write it", async () => {
+  it("puts the stored WebVTT, which it does not read, in the completion exactly as JSON.stringify would write it", async () => {
     // Quotes, backslashes, control characters, non-ASCII, emoji and line separators: to_json must encode as JSON.stringify.
     const webvtt = 'WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<v "Zoë" \\ 1>\t\u0001\u001f\u007f\u2028 naïve 👋 </v>';
     await sql.begin(async (tx) =>
@@ -116,19 +116,24 @@ describe("DbTranscriptPort", () => {
     expect(await port.complete(id, RUN)).toBe(true);
     const payloads = (await sql<{ payload: string }[]>`delete from outbox returning seq, payload`).map((r) => r.payload);
     expect(payloads).toHaveLength(3);
-    expect(payloads[0]).toContain(`"webvtt":${JSON.stringify(webvtt)}`);
     expect(payloads[1]).toContain(`"webvtt":${JSON.stringify(webvtt)}`);
     const [updated, completed] = payloads.map((p) => JSON.parse(p) as Emitted);
-    expect(updated!.data).toMatchObject({ title: "Weekly", webvtt });
     expect(completed!.data).toMatchObject({ transcript: { status: "ended", webvtt } });
     expect((await loadTranscript(sql, id))!.state.webvtt).toBe(webvtt);
+    // A change that leaves the WebVTT as it was does not carry it (TranscriptUpdated).
+    expect(updated!.data).toMatchObject({ title: "Weekly" });
+    expect(updated!.data).not.toHaveProperty("webvtt");
   });
 
-  it("announces a transcript without WebVTT with webvtt null", async () => {
+  it("announces a transcript's first state with webvtt null, and a later change without it", async () => {
+    const fresh = newAggregate({ id: randomUUID(), now: new Date(), user_id: null, name: "t", source_kind: "file" });
+    await sql.begin((tx) => persistNew(tx, fresh, new Date()));
+    const [created] = await drained();
+    expect(created).toMatchObject({ type: "transcript.created", data: { webvtt: null } });
     expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
     const [payload] = (await sql<{ payload: string }[]>`delete from outbox returning payload`).map((r) => r.payload);
-    expect(payload).toContain(`"webvtt":null`);
-    expect((JSON.parse(payload!) as Emitted).data).toMatchObject({ title: "Weekly", webvtt: null });
+    expect(payload).not.toContain(`"webvtt"`);
+    expect((JSON.parse(payload!) as Emitted).data).toMatchObject({ title: "Weekly" });
   });
 
   it("ignores every call of a run that is not the current one (stale-run guard)", async () => {

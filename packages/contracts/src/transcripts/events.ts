@@ -2,7 +2,8 @@
 // everything the read model (projection) and the notifier need, so neither asks anyone.
 //
 // Size: topics travel one per event (their words can be large) so no message nears NATS's
-// 1 MB default max_payload; `transcript.updated` carries everything else.
+// 1 MB default max_payload; `transcript.updated` carries everything else, but the WebVTT only in
+// the change that changed it (a long transcript's WebVTT is hundreds of kilobytes).
 import { z } from "@hono/zod-openapi";
 import { defineEvent } from "../common/event-def";
 import { ShareMode, SourceKind, TranscriptStatus } from "../common/enums";
@@ -82,6 +83,22 @@ export const TranscriptState = z.object({
 });
 export type TranscriptState = z.infer<typeof TranscriptState>;
 
+/**
+ * `transcript.updated`'s data: the state, with `webvtt` only when this change changed it (its
+ * topics changed). A change of anything else leaves it out, so a write costs what it changes and
+ * no event of a long transcript repeats its WebVTT.
+ */
+export const TranscriptUpdated = TranscriptState.extend({
+  webvtt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "Present (string or null) only when this change changed the WebVTT; absent: unchanged. A reader keeps the WebVTT of the highest version that carried one (transcript.created and transcript.completed always carry it).",
+    ),
+});
+export type TranscriptUpdated = z.infer<typeof TranscriptUpdated>;
+
 export const TopicUpserted = z.object({
   transcript_id: z.string(),
   /** Transcript version after this change. */
@@ -160,7 +177,7 @@ export const TranscriptLifecycleChanged = z.object({
 export const transcriptEvents = [
   defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
   /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
-  defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
+  defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 2, data: TranscriptUpdated, aggregateId: (d) => d.id }),
   defineEvent({
     type: "transcript.topic.upserted",
     stream: "TRANSCRIPTS",

@@ -2,10 +2,11 @@
 // or "unchanged" when the event is stale. store.ts applies the same rules in one SQL statement per
 // event (test/fold.test.ts checks the SQL against this fold on every order of an event history).
 //
-// Every rule is "newer version wins": full states by `state_version`, topics per position by their
-// version behind the last clear (`topics_reset_version`), and a destroyed transcript (a tombstone)
+// Every rule is "newer version wins": full states by `state_version`, the WebVTT by `webvtt_version`
+// (transcript.updated carries it only when it changed), topics per position by their version behind
+// the last clear (`topics_reset_version`), and a destroyed transcript (a tombstone)
 // takes nothing more, so applying events twice or out of order converges to the same row.
-import type { TopicRecord, TranscriptState } from "@scribe/contracts";
+import type { TopicRecord, TranscriptState, TranscriptUpdated } from "@scribe/contracts";
 
 export interface TopicSlot {
   version: number;
@@ -18,6 +19,8 @@ export interface TranscriptRow {
   version: number;
   /** Version of the full state last applied. */
   state_version: number;
+  /** Version of the last state that carried the WebVTT (a newer state may leave it out). */
+  webvtt_version: number;
   /** Version of the last topics.cleared: topic events up to it are stale. */
   topics_reset_version: number;
   destroyed_at: string | null;
@@ -27,7 +30,8 @@ export interface TranscriptRow {
 }
 
 export type TranscriptFoldEvent =
-  | { type: "transcript.created" | "transcript.updated"; time: string; data: TranscriptState }
+  | { type: "transcript.created"; time: string; data: TranscriptState }
+  | { type: "transcript.updated"; time: string; data: TranscriptUpdated }
   | { type: "transcript.completed"; time: string; data: { transcript: TranscriptState } }
   | { type: "transcript.destroyed"; time: string; data: { transcript: TranscriptState } }
   | {
@@ -55,22 +59,29 @@ export function tombstoneOf(s: TranscriptState, eventTime: string): TranscriptSt
   };
 }
 
-function withState(row: TranscriptRow | null, s: TranscriptState, destroyedAt: string | null): FoldResult {
+function withState(row: TranscriptRow | null, s: TranscriptUpdated, destroyedAt: string | null): FoldResult {
+  const carriesWebvtt = s.webvtt !== undefined;
   if (!row)
     return {
       id: s.id,
       version: s.version,
       state_version: s.version,
+      webvtt_version: carriesWebvtt ? s.version : 0,
       topics_reset_version: 0,
       destroyed_at: destroyedAt,
-      state: s,
+      state: { ...s, webvtt: s.webvtt ?? null },
       topics: {},
     };
-  if (row.state_version >= s.version || row.destroyed_at !== null) return "unchanged";
+  if (row.destroyed_at !== null) return "unchanged";
+  const newerState = row.state_version < s.version;
+  const newerWebvtt = carriesWebvtt && row.webvtt_version < s.version;
+  if (!newerState && !newerWebvtt) return "unchanged";
+  const webvtt = newerWebvtt ? s.webvtt! : row.state.webvtt;
   return {
     ...row,
-    state: s,
-    state_version: s.version,
+    state: { ...(newerState ? s : row.state), webvtt },
+    state_version: Math.max(row.state_version, s.version),
+    webvtt_version: newerWebvtt ? s.version : row.webvtt_version,
     version: Math.max(row.version, s.version),
     destroyed_at: destroyedAt,
     topics: destroyedAt ? {} : row.topics,

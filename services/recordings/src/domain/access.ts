@@ -1,11 +1,11 @@
 // Who may fetch which media of a transcript: the shared READ / OWNER rules of contracts, plus the
 // audio link rule of api.md §2.14 (anonymous callers only get anonymous transcripts' audio).
-import { canReadTranscript, isTranscriptOwner, type Caller, type TranscriptAccessFacts, type TranscriptState } from "@scribe/contracts";
+import { canReadTranscript, isTranscriptOwner, type Caller, type TranscriptAccessFacts, type TranscriptUpdated } from "@scribe/contracts";
 import { Forbidden, NotFound, Unauthorized } from "@scribe/kit";
 
 /** A transcript as this service knows it; destroyed ones are gone. */
 export interface KnownTranscript {
-  state: TranscriptState;
+  state: TranscriptUpdated;
   destroyed: boolean;
 }
 

@@ -1,6 +1,6 @@
 // Upload rules: file extension from the part's name, which chunks are missing, what a chunk key is,
 // and what an accepted upload becomes (a recording of the transcript and its recording.ready).
-import { transcriptKeys, type RecordingReady, type TranscriptState } from "@scribe/contracts";
+import { transcriptKeys, type RecordingReady, type TranscriptUpdated } from "@scribe/contracts";
 import type { FileRow, RecordingRow } from "./recordings";
 
 /** Text after the last dot of the file name (reference), restricted to a safe key suffix. */
@@ -33,7 +33,7 @@ export function extensionOfKey(key: string): string {
 
 export interface UploadedFile {
   recordingId: string;
-  transcript: TranscriptState;
+  transcript: TranscriptUpdated;
   bucket: string;
   key: string;
   size: number;

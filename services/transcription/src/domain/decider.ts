@@ -14,6 +14,7 @@ import {
   type RecordingReady,
   type TopicRecord,
   type TranscriptState,
+  type TranscriptUpdated,
   type UpdateTranscript,
 } from "@scribe/contracts";
 import type { Decider } from "@scribe/kit";
@@ -67,7 +68,7 @@ type CompletedTopic = { id: string; title: string; summary: string; timestamp: n
 /** Published on TRANSCRIPTS with exactly these data (the contracts' schemas). */
 export type PublishedEvent =
   | { type: "transcript.created"; data: TranscriptState }
-  | { type: "transcript.updated"; data: TranscriptState }
+  | { type: "transcript.updated"; data: TranscriptUpdated }
   | { type: "transcript.topics.cleared"; data: { transcript_id: string; version: number } }
   | { type: "transcript.topic.upserted"; data: { transcript_id: string; version: number; position: number; topic: TopicRecord } }
   | { type: "transcript.completed"; data: { transcript: TranscriptState; topics: CompletedTopic[]; run_id: string; completed_at: string } }
@@ -157,8 +158,16 @@ function changed(
   if (!announceState && events.length === 0) return [];
   if (announceState) version++;
   state = { ...state, version, updated_at: now.toISOString() };
-  if (announceState) events.push(announce.stateEvent ? announce.stateEvent(state) : { type: "transcript.updated", data: state });
+  if (announceState)
+    events.push(announce.stateEvent ? announce.stateEvent(state) : { type: "transcript.updated", data: updateOf(a.state, state) });
   return events;
+}
+
+/** The state as transcript.updated carries it: the WebVTT only when it changed (see TranscriptUpdated). */
+function updateOf(before: TranscriptState, after: TranscriptState): TranscriptUpdated {
+  if (after.webvtt !== before.webvtt) return after;
+  const { webvtt: _unchanged, ...rest } = after;
+  return rest;
 }
 
 function onCurrentRun(a: Aggregate, runId: string): void {
@@ -360,7 +369,7 @@ export function evolve(current: Aggregate | null, event: TranscriptEvent): Aggre
   const a = exists(current);
   switch (event.type) {
     case "transcript.updated":
-      return { ...a, state: event.data };
+      return { ...a, state: { ...event.data, webvtt: event.data.webvtt === undefined ? a.state.webvtt : event.data.webvtt } };
     case "transcript.completed":
       return { ...a, state: event.data.transcript, completed_run_id: event.data.run_id };
     // A topic change without a state change (a retitled topic) still moves the version on.
