@@ -2532,7 +2532,10 @@ export interface operations {
     v1_create_api_key: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique value (e.g. a UUID) of 1–255 visible ASCII characters. The same key and body sent again by the same user within IDEMPOTENCY_RETENTION_HOURS (24 h) answer the first request's status and body with `Idempotent-Replayed: true` and create nothing; the same key with another body is a 422. Ignored for anonymous callers. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2679,7 +2682,10 @@ export interface operations {
     v1_rooms_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique value (e.g. a UUID) of 1–255 visible ASCII characters. The same key and body sent again by the same user within IDEMPOTENCY_RETENTION_HOURS (24 h) answer the first request's status and body with `Idempotent-Replayed: true` and create nothing; the same key with another body is a 422. Ignored for anonymous callers. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3290,7 +3296,10 @@ export interface operations {
     v1_rooms_create_meeting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique value (e.g. a UUID) of 1–255 visible ASCII characters. The same key and body sent again by the same user within IDEMPOTENCY_RETENTION_HOURS (24 h) answer the first request's status and body with `Idempotent-Replayed: true` and create nothing; the same key with another body is a 422. Ignored for anonymous callers. */
+                "idempotency-key"?: string;
+            };
             path: {
                 room_name: string;
             };
@@ -5334,7 +5343,10 @@ export interface operations {
     v1_transcripts_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique value (e.g. a UUID) of 1–255 visible ASCII characters. The same key and body sent again by the same user within IDEMPOTENCY_RETENTION_HOURS (24 h) answer the first request's status and body with `Idempotent-Replayed: true` and create nothing; the same key with another body is a 422. Ignored for anonymous callers. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

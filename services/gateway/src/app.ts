@@ -46,6 +46,8 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
         "x-request-id",
         "scribe-versions",
         "etag",
+        // A create answered again for its Idempotency-Key.
+        "idempotent-replayed",
       ],
     }),
   );

@@ -55,6 +55,9 @@ export const GatewayConfig = z.object({
   AUTH_BACKEND: SharedSettings.AUTH_BACKEND,
   SECRET_KEY: SharedSettings.SECRET_KEY,
   PUBLIC_MODE: SharedSettings.PUBLIC_MODE,
+  IDEMPOTENCY_RETENTION_HOURS: envInt(24, 1).describe(
+    "how long a create's answer is kept for its Idempotency-Key: the same key and body within it get that answer again",
+  ),
   MAX_JSON_BODY_BYTES: envInt(1_048_576, 1024).describe("largest request body of the JSON routes (413 past it, whatever the content type)"),
   WEBHOOK_MAX_BODY_BYTES: envInt(65_536, 1024).describe(
     "largest body of an incoming video-platform webhook (/v1/daily/webhook, /v1/whereby)",

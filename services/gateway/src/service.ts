@@ -1,13 +1,17 @@
 // The gateway service: serves the public HTTP API, resolves callers from its own users and API keys,
 // and talks to services over request/reply only.
 import { serve, type ServerType } from "@hono/node-server";
-import { ConfigError, QUOTA_MIGRATIONS, SharedVersions, defineService, openStorage, secretKeyProblem } from "@scribe/kit";
+import { ConfigError, QUOTA_MIGRATIONS, SharedVersions, defineService, openStorage, runPeriodically, secretKeyProblem } from "@scribe/kit";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
 import { provisionAdmin } from "./auth/admin";
 import { createAuthenticator, type Authenticator } from "./auth/identity";
 import { GatewayConfig, authConfigProblems } from "./config";
 import { Realtime } from "./realtime/server";
+import { deleteExpiredIdempotencyKeys } from "./store";
+
+/** Expired Idempotency-Key answers are ignored at once; this only keeps the table small. */
+const IDEMPOTENCY_CLEANUP_MS = 3_600_000;
 
 export const gatewayService = defineService({
   name: "gateway",
@@ -30,6 +34,13 @@ export const gatewayService = defineService({
     await provisionAdmin(sql, config, log, clock());
     log.info({ backend: config.AUTH_BACKEND, publicMode: config.PUBLIC_MODE }, "authentication configured");
 
+    const idempotencyCleanup = runPeriodically(
+      "gateway.idempotency_cleanup",
+      IDEMPOTENCY_CLEANUP_MS,
+      () => deleteExpiredIdempotencyKeys(sql, clock()),
+      log,
+    );
+    onStop(() => idempotencyCleanup.stop());
     const knownVersions = await SharedVersions.open(bus, log);
     onStop(() => knownVersions.close());
     const realtime = new Realtime(bus, log, { pingIntervalMs: config.WS_PING_INTERVAL_MS, clock });

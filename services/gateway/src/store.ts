@@ -117,3 +117,58 @@ export async function emailsOf(db: Db, ids: readonly string[]): Promise<Map<stri
   const rows = await db<{ id: string; email: string }[]>`select id, email from users where id in ${db(ids)}`;
   return new Map(rows.map((r) => [r.id, r.email]));
 }
+
+export interface IdempotentAnswer {
+  fingerprint: string;
+  /** null while the first request is still running. */
+  status: number | null;
+  headers: Record<string, string> | null;
+  body: string | null;
+  created_at: Date;
+}
+
+/**
+ * Claims `key` for this request: true when it is new, or when its earlier claim expired or was
+ * left pending by a request that ended without an answer (a gateway that died) before `staleBefore`.
+ */
+export async function claimIdempotencyKey(
+  db: Db,
+  k: { userId: string; key: string; fingerprint: string; claim: string; now: Date; expiresAt: Date; staleBefore: Date },
+): Promise<boolean> {
+  const rows = await db`
+    insert into idempotency_keys (user_id, key, fingerprint, claim, created_at, expires_at)
+    values (${k.userId}, ${k.key}, ${k.fingerprint}, ${k.claim}, ${k.now}, ${k.expiresAt})
+    on conflict (user_id, key) do update
+      set fingerprint = excluded.fingerprint, claim = excluded.claim, status = null, headers = null, body = null,
+          created_at = excluded.created_at, expires_at = excluded.expires_at
+      where idempotency_keys.expires_at <= ${k.now}
+        or (idempotency_keys.status is null and idempotency_keys.created_at < ${k.staleBefore})
+    returning 1`;
+  return rows.length === 1;
+}
+
+export async function idempotentAnswer(db: Db, userId: string, key: string): Promise<IdempotentAnswer | null> {
+  const [row] = await db<IdempotentAnswer[]>`
+    select fingerprint, status, headers, body, created_at from idempotency_keys where user_id = ${userId} and key = ${key}`;
+  return row ?? null;
+}
+
+export async function recordIdempotentAnswer(
+  db: Db,
+  k: { userId: string; key: string; claim: string },
+  answer: { status: number; headers: Record<string, string>; body: string },
+): Promise<void> {
+  await db`update idempotency_keys
+    set status = ${answer.status}, headers = ${JSON.stringify(answer.headers)}::text::jsonb, body = ${answer.body}
+    where user_id = ${k.userId} and key = ${k.key} and claim = ${k.claim} and status is null`;
+}
+
+/** A request that got no answer worth keeping (a 5xx): the key is free for the client's retry. */
+export async function releaseIdempotencyKey(db: Db, k: { userId: string; key: string; claim: string }): Promise<void> {
+  await db`delete from idempotency_keys where user_id = ${k.userId} and key = ${k.key} and claim = ${k.claim} and status is null`;
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const rows = await db`delete from idempotency_keys where expires_at <= ${now} returning 1`;
+  return rows.length;
+}

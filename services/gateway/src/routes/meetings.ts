@@ -19,6 +19,7 @@ import {
 } from "@scribe/contracts";
 import { isAppError } from "@scribe/kit";
 import { call, requireUser, type AppContext, type AppEnv } from "../http/context";
+import { IdempotencyKeyHeaders, idempotent } from "../http/idempotency";
 import { body, json, validationError } from "./responses";
 
 const RoomNameParam = z.object({ room_name: z.string() });
@@ -35,7 +36,8 @@ export function meetingRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/rooms/{room_name}/meeting",
       operationId: "v1_rooms_create_meeting",
       tags,
-      request: { params: RoomNameParam, ...body(CreateRoomMeeting) },
+      middleware: [idempotent] as const,
+      request: { params: RoomNameParam, ...body(CreateRoomMeeting), headers: IdempotencyKeyHeaders },
       responses: { 200: json(Meeting), ...validationError },
     }),
     async (c) =>

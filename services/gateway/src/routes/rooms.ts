@@ -2,6 +2,7 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { CreateRoom, DeletionStatus, PageQuery, PageRoomDetails, Room, RoomDetails, UpdateRoom, roomsOps } from "@scribe/contracts";
 import { call, requireUser, requireUserUnlessPublic, type AppEnv } from "../http/context";
+import { IdempotencyKeyHeaders, idempotent } from "../http/idempotency";
 import { body, json, validationError } from "./responses";
 
 const RoomIdParam = z.object({ room_id: z.string() });
@@ -28,8 +29,8 @@ export function roomRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/rooms",
       operationId: "v1_rooms_create",
       tags,
-      middleware: [requireUser] as const,
-      request: body(CreateRoom),
+      middleware: [requireUser, idempotent] as const,
+      request: { ...body(CreateRoom), headers: IdempotencyKeyHeaders },
       responses: { 200: json(Room), ...validationError },
     }),
     async (c) => c.json(await call(c, roomsOps.create, { room: c.req.valid("json") }), 200),

@@ -21,6 +21,7 @@ import {
   type TranscriptState,
 } from "@scribe/contracts";
 import { call, requireUser, requireUserUnlessPublic, type AppContext, type AppEnv } from "../http/context";
+import { IdempotencyKeyHeaders, idempotent } from "../http/idempotency";
 import { body, json, validationError } from "./responses";
 import { awaitReadModel } from "./transcripts-read";
 
@@ -54,8 +55,8 @@ export function transcriptWriteRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/transcripts",
       operationId: "v1_transcripts_create",
       tags,
-      middleware: [requireUserUnlessPublic] as const,
-      request: body(CreateTranscript),
+      middleware: [requireUserUnlessPublic, idempotent] as const,
+      request: { ...body(CreateTranscript), headers: IdempotencyKeyHeaders },
       responses: { 200: json(GetTranscriptWithParticipants), ...validationError },
     }),
     async (c) => c.json(await transcriptAnswer(c, await call(c, transcriptionOps.create, { transcript: c.req.valid("json") })), 200),

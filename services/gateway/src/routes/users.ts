@@ -6,6 +6,7 @@ import { ApiKeyResponse, CreateApiKeyRequest, CreateApiKeyResponse, UserInfo } f
 import { NotFound } from "@scribe/kit";
 import { generateApiKey, hashApiKey } from "../auth/api-keys";
 import { requireUser, type AppContext, type AppEnv } from "../http/context";
+import { IdempotencyKeyHeaders, idempotent } from "../http/idempotency";
 import { deleteApiKey, insertApiKey, listApiKeys, userById } from "../store";
 import { body, json, validationError } from "./responses";
 
@@ -51,8 +52,8 @@ export function userRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/user/api-keys",
       operationId: "v1_create_api_key",
       tags,
-      middleware: [requireUser] as const,
-      request: body(CreateApiKeyRequest),
+      middleware: [requireUser, idempotent] as const,
+      request: { ...body(CreateApiKeyRequest), headers: IdempotencyKeyHeaders },
       responses: { 200: json(CreateApiKeyResponse), ...validationError },
     }),
     async (c) => {
