@@ -13,7 +13,7 @@ export const SearchConfig = z.object({
   SEARCH_SNIPPET_CONTEXT_CHARS: envInt(50, 0, 1000).describe("characters a search snippet keeps before the match"),
   SEARCH_SNIPPET_MAX_CHARS: envInt(150, 1, 2000).describe("length of a search snippet's window (before trimming and ellipses)"),
   SEARCH_EXACT_UP_TO: envInt(1000, 1, 1_000_000).describe(
-    "matches a text search ranks and counts exactly; beyond, the best candidates by the RUM index (on GIN: the first the index yields) are ranked and total is this number with total_capped true",
+    "matches a text search counts exactly (and, for several words, ranks exactly); beyond, total is this number with total_capped true, several words rank the best this many by the RUM distance (on GIN: the first the index yields); a single word's page is exact with RUM at any count",
   ),
   SEARCH_INDEX: z
     .enum(["auto", "gin"])

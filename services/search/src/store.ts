@@ -1,7 +1,7 @@
 // SQL of the search service. It owns no data: it reads the projection's read model, read-only (the
 // one documented exception to "one owner per table"; in production its role has SELECT only).
 import type { ListingScope } from "@scribe/contracts";
-import type { Db } from "@scribe/kit";
+import type { Db, Sql } from "@scribe/kit";
 import { z } from "zod";
 
 const ResultRow = z.object({
@@ -51,9 +51,11 @@ export const RUM_INDEX = "idx_transcript_search_rum";
  * Session settings of the search service's connections. The planner prices a sequential scan of
  * `search_vector @@ q` without the cost of detoasting every row's tsvector, so for common words it
  * scans (and detoasts) the whole table where the GIN index touches only the matches; and a
- * generic plan of a prepared statement cannot know how common the searched words are.
+ * generic plan of a prepared statement cannot know how common the searched words are. A RUM scan in
+ * `<=>` order sorts every match's distance: with the default 4 MB of work_mem a word in most of
+ * 100k transcripts spilled that sort to disk (418 ms against 155 ms in memory).
  */
-export const SEARCH_DB_SETTINGS = { enable_seqscan: "off", plan_cache_mode: "force_custom_plan" };
+export const SEARCH_DB_SETTINGS = { enable_seqscan: "off", plan_cache_mode: "force_custom_plan", work_mem: "32MB" };
 
 const COLUMNS = (db: Db) => db`
   t.id, t.title, t.user_id, t.room_id,
@@ -73,24 +75,29 @@ function scopeFilter(db: Db, scope: SearchScope) {
   }
 }
 
-/**
- * One statement: filter, rank (ts_rank with normalisation 32, so weights A > B > C > D order title,
- * summary, WebVTT text and room name), page, and the total over the same filter. A room that is
- * gone is shown as "Deleted Room". The total counts up to the bound (`exactUpTo`, or offset + limit).
- *
- * ts_rank reads each row's tsvector (from TOAST), which made a common word cost a second at 100k
- * transcripts, so a text search ranks at most `max(exactUpTo, offset + limit) + 1` candidates:
- * "first", any matches the index yields first (when there are no more than the bound, that is
- * every match: ranking and total are exact), or "best", the best by the RUM index's distance, read
- * from the index in that order (for one word or an OR of words that order is exactly ts_rank's; for
- * AND and phrases an approximation, re-ranked exactly here).
- */
-export function searchStatement(db: Db, q: SearchQuery, candidates: "first" | "best" = "first") {
-  const where = [
+function filterOf(db: Db, q: SearchQuery) {
+  return [
     scopeFilter(db, q.scope),
     q.roomId ? db`t.room_id = ${q.roomId}` : db`true`,
     q.sourceKind ? db`t.source_kind = ${q.sourceKind}` : db`true`,
   ].reduce((acc, c) => db`${acc} and ${c}`);
+}
+
+const tsqueryOf = (db: Db, text: string) => db`websearch_to_tsquery('english', ${text})`;
+
+/**
+ * The GIN statement (and browsing): filter, rank (ts_rank with normalisation 32, so weights
+ * A > B > C > D order title, summary, WebVTT text and room name), page, and the total over the same
+ * filter. A room that is gone is shown as "Deleted Room". The total counts up to the bound
+ * (`exactUpTo`, or offset + limit).
+ *
+ * ts_rank reads each row's tsvector (from TOAST), which made a common word cost a second at 100k
+ * transcripts, so a text search ranks the first `max(exactUpTo, offset + limit) + 1` matches the
+ * index yields: when there are no more than the bound, that is every match (ranking and total are
+ * exact); beyond it, an arbitrary subset.
+ */
+export function searchStatement(db: Db, q: SearchQuery) {
+  const where = filterOf(db, q);
   if (q.text === null) {
     // Browse: newest first straight from the created_at index; the count, a separate scan, stops
     // past the bound too.
@@ -103,12 +110,11 @@ export function searchStatement(db: Db, q: SearchQuery, candidates: "first" | "b
       from page join projection.transcript t on t.id = page.id
       order by page.created_at desc, page.id`;
   }
-  const tsquery = db`websearch_to_tsquery('english', ${q.text})`;
-  const order = candidates === "best" ? db`order by t.search_vector <=> ${tsquery}` : db``;
+  const tsquery = tsqueryOf(db, q.text);
   return db`
     with candidates as (
       select t.id, t.created_at, t.search_vector from projection.transcript t
-      where ${where} and t.search_vector @@ ${tsquery} ${order} limit ${candidateCount(q) + 1}),
+      where ${where} and t.search_vector @@ ${tsquery} limit ${candidateCount(q) + 1}),
     page as (
       select id, created_at, ts_rank(search_vector, ${tsquery}, 32) as rank from candidates
       order by rank desc, created_at desc, id limit ${q.limit} offset ${q.offset})
@@ -117,35 +123,118 @@ export function searchStatement(db: Db, q: SearchQuery, candidates: "first" | "b
     order by page.rank desc, page.created_at desc, page.id`;
 }
 
+/**
+ * The RUM statement: up to `take` matches in the index's `<=>` order, the caller's filter applied
+ * to them as they come. RUM scores a match from the positions and weights its index keeps, without
+ * reading the row's tsvector from TOAST. For a single word its distance is 1/ts_rank (the same
+ * formula), so candidates are ordered by it, ties newest first, and no row's tsvector is read; for
+ * several words RUM's distance only approximates ts_rank (OR is not averaged over the words, AND and
+ * phrases are scored by cover density), so those candidates are ranked again with ts_rank.
+ *
+ * Besides the page (rows with an id), one row carries the candidates read, the largest distance
+ * among them and whether the query is a single word (numnode = 1), even when the page is empty.
+ */
+export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: number) {
+  const tsquery = tsqueryOf(db, q.text);
+  return db`
+    with candidates as materialized (
+      select t.id, t.created_at, t.search_vector, t.search_vector <=> ${tsquery} as distance
+      from projection.transcript t
+      where ${filterOf(db, q)} and t.search_vector @@ ${tsquery}
+      order by t.search_vector <=> ${tsquery} limit ${take}),
+    ranked as (
+      select id, created_at, distance,
+        case when numnode(${tsquery}) = 1 then -distance else ts_rank(search_vector, ${tsquery}, 32) end as score
+      from candidates),
+    page as (
+      select id, created_at, distance, score, row_number() over (order by score desc, created_at desc, id) as position
+      from ranked order by score desc, created_at desc, id limit ${q.limit} offset ${q.offset})
+    select ${COLUMNS(db)}, page.distance, page.position, meta.candidates, meta.last_distance, meta.single_word
+    from (select count(*) as candidates, max(distance) as last_distance, numnode(${tsquery}) = 1 as single_word from candidates) meta
+      left join page on true
+      left join projection.transcript t on t.id = page.id
+    order by page.position`;
+}
+
+const RumMeta = z.object({
+  candidates: z.coerce.number().int(),
+  last_distance: z.number().nullable(),
+  single_word: z.boolean(),
+});
+const RumPageRow = ResultRow.omit({ total: true }).extend({ distance: z.number() });
+
 /** Candidates a text search ranks at most (one more is read to tell whether there are more). */
 const candidateCount = (q: SearchQuery) => Math.max(q.exactUpTo, q.offset + q.limit);
 
 export interface SearchPage {
-  rows: ResultRow[];
+  rows: Omit<ResultRow, "total">[];
   /** Exact up to the bound; the bound itself when more match (then `totalCapped`). */
   total: number;
   totalCapped: boolean;
 }
 
+/** Matches of a text search, counted up to `upTo` (the index finds them; no row's tsvector is ranked). */
+export function countStatement(db: Db, q: SearchQuery & { text: string }, upTo: number) {
+  return db`
+    select count(*) as matched from (
+      select 1 from projection.transcript t
+      where ${filterOf(db, q)} and t.search_vector @@ ${tsqueryOf(db, q.text)} limit ${upTo}) counted`;
+}
+
+/** With RUM, how many more candidates a single word reads when a tie with the page's last row may lie beyond them. */
+const TIE_GROWTH = 8;
+
 /**
- * A page of results. A text search with more matches than the bound is ranked again over the best
- * candidates by the RUM index when there is one (otherwise the first candidates stand): the first
- * statement reads only up to the bound, the RUM scan scores every match.
+ * A page of results; the total, exact up to the bound, is counted apart (without ranking).
+ *
+ * With the RUM index, a single word reads only the page (and what a tie may add) in `<=>` order:
+ * that order is ts_rank's, so the page is exact however many match. The candidates reach past the
+ * page's last row (a tie with it could otherwise sit beyond them, and ties are ordered newest
+ * first); when the last one read still ties, more are read. Several words are ranked exactly when
+ * they match no more than the bound; beyond it, the best `bound + 1` by the RUM distance are ranked
+ * again with ts_rank (its order for AND and phrases is close, not equal).
  */
-export async function searchTranscripts(db: Db, q: SearchQuery): Promise<SearchPage> {
+export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<SearchPage> {
   const bound = candidateCount(q);
-  const page = (rows: ResultRow[], matched: number): SearchPage => ({
+  const page = (rows: Omit<ResultRow, "total">[], matched: number): SearchPage => ({
     rows,
     total: Math.min(matched, bound),
     totalCapped: matched > bound,
   });
-  const parse = (rows: readonly unknown[]) => rows.map((r) => ResultRow.parse(r));
-  const rows = parse(await searchStatement(db, q));
-  if (rows.length > 0) {
-    const matched = rows[0]!.total;
-    if (matched <= bound || q.index !== "rum") return page(rows, matched);
-    return page(parse(await searchStatement(db, q, "best")), matched);
+  const text = q.text;
+  if (text !== null && q.index === "rum") {
+    const query = { ...q, text };
+    const counting = countStatement(db, query, bound + 1).then(([row]) => Number(row!.matched));
+    const rum = async (take: number) => {
+      const result = await db.begin(async (tx) => {
+        // For a rare word the planner prefers the GIN bitmap and computes `<=>` on each row's
+        // tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has
+        // the positions at hand.
+        await tx`set local enable_bitmapscan = off`;
+        return rumStatement(tx, query, take);
+      });
+      return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
+    };
+    const [{ single_word: singleWord }] = RumMeta.pick({ single_word: true })
+      .array()
+      .length(1)
+      .parse(await db`select numnode(${tsqueryOf(db, text)}) = 1 as single_word`) as [{ single_word: boolean }];
+    if (singleWord) {
+      let take = 4 * (q.offset + q.limit) + 1;
+      let read = await rum(take);
+      for (;;) {
+        const lastOfPage = read.rows.at(-1)?.distance;
+        if (read.meta.candidates < take || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
+        take *= TIE_GROWTH;
+        read = await rum(take);
+      }
+      return page(read.rows, await counting);
+    }
+    const matched = await counting;
+    if (matched > bound) return page((await rum(bound + 1)).rows, matched);
   }
+  const rows = (await searchStatement(db, q)).map((r) => ResultRow.parse(r));
+  if (rows.length > 0) return page(rows, rows[0]!.total);
   // A page past the end has no row to carry the total: count with the first page.
   if (q.offset === 0) return page(rows, 0);
   const first = await searchStatement(db, { ...q, limit: 1, offset: 0, exactUpTo: bound });

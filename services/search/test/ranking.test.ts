@@ -6,7 +6,11 @@ import { TEST_ADMIN_URL, createTestDatabase, seededRandom, type TestDatabase } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEARCH_DB_SETTINGS, availableSearchIndex, searchTranscripts, type SearchIndex, type SearchQuery } from "../src/store";
 
-const TRANSCRIPTS = 600;
+const RANDOM_TRANSCRIPTS = 600;
+// Transcripts with the same text, so the same rank for any query: ties, ordered newest first.
+const TIED_TRANSCRIPTS = 120;
+const TRANSCRIPTS = RANDOM_TRANSCRIPTS + TIED_TRANSCRIPTS;
+const TIED_WORD = "zqtiedx";
 // Pseudo-words no English stemming or stop list touches; drawn with a Zipf-like law, so word 0 is
 // in nearly every transcript and word 150 in a few.
 const VOCAB = Array.from({ length: 300 }, (_, i) => `zq${i.toString(36)}x`);
@@ -33,19 +37,23 @@ beforeAll(async () => {
   await migrate(sql, { schema: "projection", migrations: serviceMigrations("projection") });
   const random = seededRandom(7);
   const draw = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(VOCAB.length ** random()) - 1]!).join(" ");
+  const tiedAges = Array.from({ length: TIED_TRANSCRIPTS }, (_, i) => i).sort(() => random() - 0.5);
   const rows = Array.from({ length: TRANSCRIPTS }, (_, g) => ({
-    id: `t-${g}`,
+    id: g < RANDOM_TRANSCRIPTS ? `t-${g}` : `tied-${g}`,
     version: 1,
     state_version: 1,
     name: `Transcript ${g}`,
     status: "ended",
     locked: false,
     duration: 60_000,
-    created_at: new Date(Date.UTC(2026, 0, 1) + g * 60_000),
+    // Tied rows' ages shuffled against their order in the table and the index.
+    created_at: new Date(
+      Date.UTC(2026, 0, 1) + (g < RANDOM_TRANSCRIPTS ? g : RANDOM_TRANSCRIPTS + tiedAges[g - RANDOM_TRANSCRIPTS]!) * 60_000,
+    ),
     updated_at: new Date(Date.UTC(2026, 0, 1)),
-    title: draw(3),
-    long_summary: draw(20),
-    webvtt_text: draw(60),
+    title: g < RANDOM_TRANSCRIPTS ? draw(3) : TIED_WORD,
+    long_summary: g < RANDOM_TRANSCRIPTS ? draw(20) : `${TIED_WORD} ${VOCAB[0]}`,
+    webvtt_text: g < RANDOM_TRANSCRIPTS ? draw(60) : VOCAB[0]!,
     participants: sql.json([]),
     source_language: "en",
     target_language: "en",
@@ -120,6 +128,23 @@ describe.each(RUM_AVAILABLE ? (["rum", "gin"] as const) : (["gin"] as const))("w
     const page = await searchTranscripts(sql, query(text, index, 10, { limit: 20, offset: 40 }));
     if (index === "rum") expect(page.rows.map((r) => r.id)).toEqual(exact.ids.slice(40, 60));
     expect(page.rows).toHaveLength(20);
+  });
+
+  it("orders a single word's ties newest first, however many tie", async () => {
+    const exact = await exactTop(TIED_WORD, 40);
+    expect(exact.total).toBe(TIED_TRANSCRIPTS);
+    // With RUM, more tie than a first read takes (4 pages), so the page's last row ties past it
+    // (and the bound is far below the matches); the GIN fallback is exact within its bound.
+    const bound = index === "rum" ? 10 : TRANSCRIPTS;
+    // On a table this small the planner may rather sort the newest rows by distance (which keeps
+    // ties newest first by chance); without sorting it reads the RUM index in `<=>` order, as at scale.
+    const indexOrdered = connectDb(db.url, { schema: "projection", max: 1, settings: { ...SEARCH_DB_SETTINGS, enable_sort: "off" } });
+    for (const offset of [0, 20]) {
+      const page = await searchTranscripts(indexOrdered, query(TIED_WORD, index, bound, { offset }));
+      expect(page.rows.map((r) => r.id)).toEqual(exact.ids.slice(offset, offset + 20));
+      expect(page.totalCapped).toBe(index === "rum");
+    }
+    await indexOrdered.end({ timeout: 1 });
   });
 
   it("caps the total at the bound when more match, and says so", async () => {
