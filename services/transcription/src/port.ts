@@ -1,9 +1,10 @@
-// The pipelines' way to write the transcript (pipelines/port.ts): one transaction per call, the row
-// locked (with only the parts the call reads; never the WebVTT, which the outbox takes from the row), the decider decides, `execute` commits. A call of a run
+// The pipelines' way to write the transcript (pipelines/port.ts): one transaction per call in two
+// round trips (readThenWrite), the row locked (with only the parts the call reads; never the WebVTT,
+// which the outbox takes from the row), the decider decides, `execute` writes. A call of a run
 // that is not the transcript's current run changes nothing and gets false (the decider refuses it as
 // stale), so does a failure reported after the transcript ended; an unchanged value decides nothing.
 import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
-import { systemClock, type Clock, type Logger, type Sql } from "@scribe/kit";
+import { readThenWrite, systemClock, type Clock, type Logger, type Sql } from "@scribe/kit";
 import { execute } from "./changes";
 import { loads, type TranscriptCommand } from "./domain/decider";
 import { RuleError } from "./domain/transcript";
@@ -17,32 +18,39 @@ export class DbTranscriptPort implements TranscriptPort {
     private readonly now: Clock = systemClock,
   ) {}
 
-  private run(transcriptId: string, command: TranscriptCommand & { run_id: string }): Promise<boolean> {
+  private async run(transcriptId: string, command: TranscriptCommand & { run_id: string }): Promise<boolean> {
     const ctx = { transcriptId, runId: command.run_id, what: command.type };
-    return this.sql.begin(async (tx) => {
-      const a = await loadTranscript(tx, transcriptId, { forUpdate: true, webvtt: false, ...loads(command) });
-      if (!a) {
+    let currentRunId: string | null = null;
+    try {
+      // Two round trips: the row locked with BEGIN, the changes with COMMIT.
+      const outcome = await readThenWrite(
+        this.sql,
+        (tx) => loadTranscript(tx, transcriptId, { forUpdate: true, webvtt: false, ...loads(command) }),
+        (tx, a) => {
+          currentRunId = a?.current_run_id ?? null;
+          return a ? execute(tx, a, command, this.now()) : Promise.resolve(null);
+        },
+      );
+      if (!outcome) {
         this.log.warn(ctx, "pipeline call for a transcript that no longer exists");
         return false;
       }
-      try {
-        const { aggregate, events } = await execute(tx, a, command, this.now());
-        if (command.type === "complete" && events.length)
-          this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
-        if (command.type === "fail" && events.length) this.log.warn({ ...ctx, reason: command.reason }, "transcript processing failed");
-        return true;
-      } catch (e) {
-        if (!(e instanceof RuleError)) throw e;
-        if (e.late === "stale_run") this.log.info({ ...ctx, currentRunId: a.current_run_id }, "stale run: call ignored");
-        else if (e.late === "ended")
-          this.log.info(
-            { ...ctx, reason: command.type === "fail" ? command.reason : undefined },
-            "failure after completion: status stays ended",
-          );
-        else throw e;
-        return false;
-      }
-    });
+      const { aggregate, events } = outcome;
+      if (command.type === "complete" && events.length)
+        this.log.info({ ...ctx, version: aggregate!.state.version }, "transcript completed");
+      if (command.type === "fail" && events.length) this.log.warn({ ...ctx, reason: command.reason }, "transcript processing failed");
+      return true;
+    } catch (e) {
+      if (!(e instanceof RuleError)) throw e;
+      if (e.late === "stale_run") this.log.info({ ...ctx, currentRunId }, "stale run: call ignored");
+      else if (e.late === "ended")
+        this.log.info(
+          { ...ctx, reason: command.type === "fail" ? command.reason : undefined },
+          "failure after completion: status stays ended",
+        );
+      else throw e;
+      return false;
+    }
   }
 
   async load(transcriptId: string): Promise<TranscriptState | null> {
