@@ -3,27 +3,23 @@
 // time-to-interactive in headless chromium (navigation start → words visible and a click on a word
 // handled, i.e. the audio moved to that word) against 1 s, next to the same page for a 1-minute
 // transcript measured in the same run. Transcripts are written to the read model directly (~160 words
-// a minute, as people speak), with a silent mp3 and a waveform of the right length in storage.
+// a minute, as people speak: meetingWords), with a silent mp3 and a waveform of the right length in storage.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import { transcriptKeys, type Word } from "@scribe/contracts";
+import { transcriptKeys } from "@scribe/contracts";
 import { buildWebApp, launchChromium } from "../test/support/browser";
 import { startSystem } from "../test/support/system";
-import { topicRecord, TranscriptWriter } from "../test/support/transcripts";
+import { meetingWords, topicRecord, TranscriptWriter } from "../test/support/transcripts";
 import { formatNumber, report } from "./report";
 
 const ROOT = join(import.meta.dirname, "..");
 const DIST = join(ROOT, "services", "web", "dist");
 const BUDGET_KB = 200;
 const BUDGET_MS = 1000;
-const WORDS_PER_MINUTE = 160;
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? 5);
-const VOCABULARY = "so the plan for next quarter is that we ship the payment work first and then look at the mobile release again".split(
-  " ",
-);
 
 /** The entry script and its static imports, as the built index.html references them. */
 function firstLoadScripts(): string[] {
@@ -46,17 +42,6 @@ function firstLoadSize(): void {
   report(
     { name: "first-load JS, brotli", value: brotli, unit: "KB" },
     { name: "budget", label: `the ${BUDGET_KB} KB budget`, value: BUDGET_KB, unit: "KB" },
-  );
-}
-
-function wordsFor(minutes: number): Word[][] {
-  // One topic per minute; the speaker changes every ~12 words.
-  return Array.from({ length: minutes }, (_, minute) =>
-    Array.from({ length: WORDS_PER_MINUTE }, (_, i) => {
-      const start = minute * 60 + (i * 60) / WORDS_PER_MINUTE;
-      const n = minute * WORDS_PER_MINUTE + i;
-      return { text: ` ${VOCABULARY[n % VOCABULARY.length]}`, start, end: start + 0.3, speaker: Math.floor(n / 12) % 3 };
-    }),
   );
 }
 
@@ -94,7 +79,7 @@ export default async function webBench(): Promise<void> {
   try {
     async function transcriptOf(minutes: number): Promise<string> {
       const t = await tw.create({ user_id: "alice", title: `${minutes}-minute meeting`, duration: minutes * 60_000, status: "ended" });
-      const words = wordsFor(minutes);
+      const words = meetingWords(minutes);
       for (const [position, minuteWords] of words.entries())
         await tw.upsertTopic(t.id, position, topicRecord(minuteWords, { title: `Minute ${position + 1}` }));
       await tw.applied(t.id, 30_000);
@@ -143,7 +128,7 @@ export default async function webBench(): Promise<void> {
     const long = await transcriptOf(60);
     const shortMs = await measure(short);
     const longMs = await measure(long);
-    console.log(`(${wordsFor(60).flat().length} words in the 60-minute transcript; median of ${RUNS} page loads each)`);
+    console.log(`(${meetingWords(60).flat().length} words in the 60-minute transcript; median of ${RUNS} page loads each)`);
     report(
       { name: "60-minute transcript page interactive", value: longMs, unit: "ms" },
       { name: "1 min", label: "the 1-minute transcript's page", value: shortMs, unit: "ms" },

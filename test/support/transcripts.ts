@@ -96,6 +96,19 @@ export function topicRecord(words: Word[], extra: Partial<TopicRecord> = {}): To
   };
 }
 
+const SPOKEN = "so the plan for next quarter is that we ship the payment work first and then look at the mobile release again".split(" ");
+
+/** A meeting's words as people speak (160 a minute, the speaker changing every 12 words), one list per minute. */
+export function meetingWords(minutes: number, wordsPerMinute = 160): Word[][] {
+  return Array.from({ length: minutes }, (_, minute) =>
+    Array.from({ length: wordsPerMinute }, (_, i) => {
+      const start = minute * 60 + (i * 60) / wordsPerMinute;
+      const n = minute * wordsPerMinute + i;
+      return { text: ` ${SPOKEN[n % SPOKEN.length]}`, start, end: start + 0.3, speaker: Math.floor(n / 12) % 3 };
+    }),
+  );
+}
+
 /** A WebVTT document with one cue per given caption (what the transcription service stores). */
 export function vtt(...captions: string[]): string {
   return `WEBVTT\n${captions.map((c, i) => `\n00:00:${String(i * 2).padStart(2, "0")}.000 --> 00:00:${String(i * 2 + 2).padStart(2, "0")}.000\n<v Speaker0>${c}\n`).join("")}`;

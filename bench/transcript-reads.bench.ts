@@ -1,0 +1,167 @@
+// GET /v1/transcripts/{id} through the real gateway and projection (auth, request/reply over NATS,
+// access check, the cached document) next to a bare Hono + postgres.js server answering the same
+// row with its topics (the baseline), in the same process and run (issue 20): closed-loop throughput
+// of a 10-minute transcript (goal ≥ 0.8x bare), latency at a fixed offered rate for a 1-minute one
+// (goal p99 ≤ 15 ms at 500 req/s), and revalidation (If-None-Match → 304).
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import postgres from "postgres";
+import { Pool } from "undici";
+import { startSystem } from "../test/support/system";
+import { meetingWords, topicRecord, TranscriptWriter } from "../test/support/transcripts";
+import { formatNumber, percentile, report } from "./report";
+
+const SECONDS = Number(process.env.BENCH_READS_SECONDS ?? 8);
+const CONCURRENCY = Number(process.env.BENCH_READS_CONCURRENCY ?? 32);
+const OFFERED = Number(process.env.BENCH_READS_RATE ?? 500);
+
+type Headers = Record<string, string>;
+
+/** As many requests as `concurrency` loops get answered in `seconds`; every answer must have `status`. */
+async function throughput(pool: Pool, path: string, headers: Headers, status: number, seconds = SECONDS): Promise<number> {
+  const until = performance.now() + seconds * 1000;
+  let answered = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const res = await pool.request({ path, method: "GET", headers });
+        await res.body.dump({ limit: Infinity });
+        if (res.statusCode !== status) throw new Error(`GET ${path}: ${res.statusCode}, expected ${status}`);
+        answered++;
+      }
+    }),
+  );
+  return answered / seconds;
+}
+
+/**
+ * Requests sent on a fixed schedule (`rate` a second, whatever the answers do) for `seconds`;
+ * latency counts from the scheduled moment, so a stalled server shows in it (no coordinated omission).
+ */
+async function atRate(pool: Pool, path: string, headers: Headers, rate: number, seconds = SECONDS): Promise<{ p50: number; p99: number }> {
+  const latencies: number[] = [];
+  const sent: Promise<void>[] = [];
+  const start = performance.now();
+  const total = Math.round(rate * seconds);
+  for (let i = 0; i < total;) {
+    const now = performance.now();
+    for (; i < total && start + (i * 1000) / rate <= now; i++) {
+      const scheduled = start + (i * 1000) / rate;
+      sent.push(
+        pool.request({ path, method: "GET", headers }).then(async (res) => {
+          await res.body.dump({ limit: Infinity });
+          if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
+          latencies.push(performance.now() - scheduled);
+        }),
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(sent);
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** The baseline: the same row and its topics, read and serialised with nothing around it. */
+function bareServer(databaseUrl: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const sql = postgres(databaseUrl, { max: 3, onnotice: () => {}, connection: { search_path: "projection,public" } });
+  const app = new Hono();
+  app.get("/v1/transcripts/:id", async (c) => {
+    const [row] =
+      await sql`select t.*, coalesce((select json_agg(p.topic order by p.position) from topic p where p.transcript_id = t.id), '[]') as topics
+      from transcript t where t.id = ${c.req.param("id")}`;
+    return row ? c.json(row) : c.notFound();
+  });
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+      resolve({
+        origin: `http://127.0.0.1:${info.port}`,
+        close: async () => {
+          await new Promise((done) => server.close(done));
+          await sql.end({ timeout: 5 });
+        },
+      }),
+    );
+  });
+}
+
+export default async function bench(): Promise<void> {
+  const sys = await startSystem({ label: "benchreads", services: ["projection", "gateway"] });
+  const tw = await TranscriptWriter.connect(sys.prefix);
+  const bare = await bareServer(sys.db.url);
+  const scribe = new Pool(sys.baseUrl, { connections: CONCURRENCY });
+  const baseline = new Pool(bare.origin, { connections: CONCURRENCY });
+  try {
+    async function transcriptOf(minutes: number): Promise<string> {
+      const t = await tw.create({ user_id: "alice", title: `${minutes}-minute meeting`, duration: minutes * 60_000, status: "ended" });
+      for (const [position, words] of meetingWords(minutes).entries())
+        await tw.upsertTopic(t.id, position, topicRecord(words, { title: `Minute ${position + 1}` }));
+      await tw.applied(t.id, 30_000);
+      return t.id;
+    }
+    const auth = { authorization: `Bearer ${await sys.token("alice")}` };
+    const ten = `/v1/transcripts/${await transcriptOf(10)}`;
+    const one = `/v1/transcripts/${await transcriptOf(1)}`;
+    // The words as JSON, as the bare server sends them (its row's topics); the default format is plain text.
+    const tenJson = `${ten}?transcript_format=json`;
+    const sizeOf = async (pool: Pool, path: string, headers: Headers) =>
+      formatNumber((await (await pool.request({ path, method: "GET", headers })).body.text()).length / 1024);
+    console.log(
+      `10-minute transcript: ${await sizeOf(scribe, ten, auth)} KB (text), ${await sizeOf(scribe, tenJson, auth)} KB (json) through Scribe, ${await sizeOf(baseline, ten, {})} KB bare`,
+    );
+    const etag = (await scribe.request({ path: ten, method: "GET", headers: auth })).headers.etag as string;
+
+    // Warm both (JIT, connection pools, the document cache).
+    await throughput(scribe, ten, auth, 200, 2);
+    await throughput(baseline, ten, {}, 200, 2);
+
+    const bareRate = await throughput(baseline, ten, {}, 200);
+    const bareLine = { name: "bare Hono + postgres.js, 10-minute transcript", value: bareRate, unit: "req/s", label: "bare" };
+    report(bareLine);
+    report(
+      {
+        name: `GET /v1/transcripts/{id}, 10-minute transcript (${CONCURRENCY} concurrent)`,
+        value: await throughput(scribe, ten, auth, 200),
+        unit: "req/s",
+      },
+      bareLine,
+    );
+    report(
+      {
+        name: "GET /v1/transcripts/{id}?transcript_format=json, 10-minute transcript",
+        value: await throughput(scribe, tenJson, auth, 200),
+        unit: "req/s",
+      },
+      bareLine,
+    );
+    report(
+      {
+        name: "GET /v1/transcripts/{id} with If-None-Match (304)",
+        value: await throughput(scribe, ten, { ...auth, "if-none-match": etag }, 304),
+        unit: "req/s",
+      },
+      bareLine,
+    );
+
+    const bareLatency = await atRate(baseline, one, {}, OFFERED);
+    const latency = await atRate(scribe, one, auth, OFFERED);
+    const bareP99 = { name: "bare p99", value: bareLatency.p99, unit: "ms", label: "bare p99" };
+    console.log(
+      `bare, 1-minute transcript at ${OFFERED} req/s offered: p50 ${formatNumber(bareLatency.p50)} ms, p99 ${formatNumber(bareLatency.p99)} ms`,
+    );
+    report({ name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p50`, value: latency.p50, unit: "ms" });
+    report(
+      { name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p99`, value: latency.p99, unit: "ms" },
+      bareP99,
+    );
+    console.log(
+      `goal (issue 20): ≥ 0.8x bare throughput; p99 ≤ 15 ms at ${OFFERED} req/s for a 1-minute transcript; 304 for unchanged reads`,
+    );
+  } finally {
+    await scribe.close();
+    await baseline.close();
+    await bare.close();
+    await tw.close();
+    await sys.stop();
+  }
+}
