@@ -161,8 +161,9 @@ export default async function bench(): Promise<void> {
     const latency = await atRate(scribe, one, auth, OFFERED);
     const bareP99 = { name: "bare p99", value: bareLatency.p99, unit: "ms", label: "bare p99" };
     console.log(
-      `bare, 1-minute transcript at ${OFFERED} req/s offered: p50 ${formatNumber(bareLatency.p50)} ms, p99 ${formatNumber(bareLatency.p99)} ms`,
+      `bare, 1-minute transcript at ${OFFERED} req/s offered: p50 ${formatNumber(bareLatency.p50)} ms, p99 ${formatNumber(bareLatency.p99)} ms, ${bareLatency.unanswered} unanswered`,
     );
+    console.log(`Scribe at ${OFFERED} req/s offered: ${latency.unanswered} unanswered ${SECONDS} s after the last request`);
     report({ name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p50`, value: latency.p50, unit: "ms" });
     report(
       { name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p99`, value: latency.p99, unit: "ms" },
