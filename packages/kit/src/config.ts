@@ -80,6 +80,9 @@ export const BaseConfig = z.object({
       "`json`: one JSON object per log line, for log collectors (default of `scribe up`); `pretty`: coloured, human-readable lines (default of `scribe dev`)",
     ),
   MIGRATE_ON_START: envBool(true).describe("apply the service's pending migrations when it starts"),
+  STARTUP_BACKOFF_MAX_MS: envInt(30000, 100).describe(
+    "longest pause between attempts to reach PostgreSQL or NATS at start-up (from 0.5 s, doubling); the service waits, not ready, until both answer",
+  ),
   OPS_PORT: envInt(9464, 0, 65535).describe("port of /livez, /readyz and /metrics for the process; 0 disables it"),
   SHUTDOWN_TIMEOUT_MS: envInt(15000, 100).describe("graceful shutdown limit before the process exits anyway"),
   RPC_TIMEOUT_MS: envInt(10000, 100).describe("deadline of a request from the gateway to a service"),

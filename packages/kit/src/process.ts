@@ -18,18 +18,24 @@ export async function startProcess(defs: ServiceDefinition<z.ZodObject>[], env: 
   const log = createLogger(undefined, base.LOG_LEVEL);
   const ops = new OpsServer();
   const services: RunningService[] = [];
+  // Probes answer from the start: alive, and not ready while a service waits for PostgreSQL or NATS.
+  let starting: string | null = "starting";
+  ops.add({ name: "startup", readiness: async () => (starting ? [starting] : []) });
+  const opsPort = base.OPS_PORT > 0 ? await ops.listen(base.OPS_PORT) : null;
+  if (opsPort) log.info({ port: opsPort }, "ops server: /livez /readyz /metrics");
   try {
     for (const def of defs) {
-      const s = await startService(def, env, { log });
+      starting = `starting ${def.name}`;
+      const s = await startService(def, env, { log, progress: (waitingFor) => (starting = waitingFor ?? `starting ${def.name}`) });
       services.push(s);
       ops.add(s);
     }
+    starting = null;
   } catch (e) {
     for (const s of services.reverse()) await s.stop().catch(() => {});
+    await ops.close();
     throw e;
   }
-  const opsPort = base.OPS_PORT > 0 ? await ops.listen(base.OPS_PORT) : null;
-  if (opsPort) log.info({ port: opsPort }, "ops server: /livez /readyz /metrics");
   let stopping: Promise<void> | null = null;
   return {
     services,

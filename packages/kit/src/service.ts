@@ -13,6 +13,7 @@ import { connectDb, pingDb, type Sql } from "./db";
 import { createLogger } from "./logger";
 import { migrate, serviceMigrations } from "./migrate";
 import type { ReadinessSource } from "./ops-server";
+import { databaseNotUpYet, natsNotUpYet, untilConnected, type StartupProgress } from "./startup";
 
 export interface ServiceRuntime<C> {
   name: string;
@@ -64,18 +65,51 @@ export function serviceConfig<S extends z.ZodObject>(def: ServiceDefinition<S>, 
 export async function startService<S extends z.ZodObject>(
   def: ServiceDefinition<S>,
   env: Env = process.env,
-  opts: { log?: Logger; clock?: Clock } = {},
+  opts: {
+    log?: Logger;
+    clock?: Clock;
+    /** Told what start-up waits for (PostgreSQL, NATS), and null once connected. */
+    progress?: StartupProgress;
+    /** Gives up waiting for dependencies (the process is stopping). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<RunningService> {
   const config = serviceConfig(def, env);
   const log = opts.log ? opts.log.child({ service: def.name }) : createLogger(def.name, config.LOG_LEVEL);
   const sql = connectDb(config.DATABASE_URL, { schema: def.name, max: config.DATABASE_POOL_SIZE, settings: def.dbSettings });
   const cleanup: (() => Promise<void>)[] = [async () => void (await sql.end({ timeout: 5 }))];
   try {
-    if (config.MIGRATE_ON_START)
-      await migrate(sql, { schema: def.name, migrations: serviceMigrations(def.name, { shared: def.sharedMigrations }), log });
-    const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `scribe-${def.name}` });
+    const waiting = {
+      log,
+      backoff: { initialMs: Math.min(500, config.STARTUP_BACKOFF_MAX_MS), maxMs: config.STARTUP_BACKOFF_MAX_MS },
+      progress: opts.progress && ((what: string | null) => opts.progress!(what && `${def.name}: ${what}`)),
+      signal: opts.signal,
+    };
+    await untilConnected(
+      "PostgreSQL",
+      async () => {
+        if (config.MIGRATE_ON_START)
+          await migrate(sql, { schema: def.name, migrations: serviceMigrations(def.name, { shared: def.sharedMigrations }), log });
+        else await pingDb(sql);
+      },
+      { ...waiting, retryable: databaseNotUpYet },
+    );
+    const bus = await untilConnected(
+      "NATS",
+      async () => {
+        const connected = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `scribe-${def.name}` });
+        try {
+          await ensureStreams(connected, config.NATS_STREAM_REPLICAS);
+        } catch (e) {
+          await connected.close().catch(() => {});
+          throw e;
+        }
+        return connected;
+      },
+      { ...waiting, retryable: natsNotUpYet },
+    );
     cleanup.unshift(() => bus.close());
-    await ensureStreams(bus, config.NATS_STREAM_REPLICAS);
+    opts.progress?.(null);
 
     const relay = new OutboxRelay({ sql, bus, schema: def.name, log, pollMs: config.OUTBOX_POLL_MS });
     const rpc = new RpcServer(bus, log, `scribe-${def.name}`);
