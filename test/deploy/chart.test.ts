@@ -126,9 +126,10 @@ describe.each([
   }
 
   if (valuesFile === "values-production.yaml") {
-    it("production: streams with 3 replicas, autoscaling and disruption budgets, a Postgres cluster", () => {
+    it("production: streams with 3 replicas on three NATS servers, autoscaling and disruption budgets, a Postgres cluster", () => {
       const config = byKind("ConfigMap")[0]!;
       expect(config.data!.NATS_STREAM_REPLICAS).toBe("3");
+      expect(config.data!.NATS_URL!.split(",")).toHaveLength(3);
       expect(byKind("HorizontalPodAutoscaler")).toHaveLength(SERVICES.length);
       expect(byKind("PodDisruptionBudget")).toHaveLength(SERVICES.length);
       expect(byKind("Cluster")).toHaveLength(1);

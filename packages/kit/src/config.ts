@@ -71,7 +71,9 @@ export const BaseConfig = z.object({
     .regex(/^[a-zA-Z0-9_-]*$/, "letters, digits, '_' and '-' only")
     .default("")
     .describe("prefix for stream names and subjects, so several installations can share one NATS"),
-  NATS_STREAM_REPLICAS: envInt(1, 1, 5).describe("JetStream stream replicas (3 in a clustered NATS)"),
+  NATS_STREAM_REPLICAS: envInt(1, 1, 5).describe(
+    'copies of every stream, the workflow queue and the versions bucket (3 on a clustered JetStream; see "Replicas and a NATS cluster")',
+  ),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info").describe("pino log level"),
   LOG_FORMAT: z
     .enum(["json", "pretty"])

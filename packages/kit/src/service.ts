@@ -97,9 +97,14 @@ export async function startService<S extends z.ZodObject>(
     const bus = await untilConnected(
       "NATS",
       async () => {
-        const connected = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `scribe-${def.name}` });
+        const connected = await connectBus({
+          url: config.NATS_URL,
+          prefix: config.NATS_PREFIX,
+          name: `scribe-${def.name}`,
+          streamReplicas: config.NATS_STREAM_REPLICAS,
+        });
         try {
-          await ensureStreams(connected, config.NATS_STREAM_REPLICAS);
+          await ensureStreams(connected);
         } catch (e) {
           await connected.close().catch(() => {});
           throw e;

@@ -1,7 +1,7 @@
 // The WORKFLOW work-queue stream and one durable pull consumer per (service, queue): a step
 // message is removed once acked, and max_ack_pending caps how many of a kind run at once.
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type ConsumerConfig } from "@nats-io/jetstream";
-import { DUPLICATE_WINDOW_MS, type Bus } from "@scribe/kit";
+import { DUPLICATE_WINDOW_MS, ensureStreamReplicas, type Bus } from "@scribe/kit";
 import type { Queue } from "./definition";
 
 export const WORKFLOW_STREAM = "WORKFLOW";
@@ -17,10 +17,13 @@ export function queueDurable(schema: string, queue: string): string {
   return `wf_${schema}_${queue}`;
 }
 
-/** Create the stream if missing (every worker calls this; concurrent creation is tolerated). */
-export async function ensureWorkflowStream(bus: Bus, replicas = 1): Promise<string> {
+/** Create the stream if missing, at the deployment's replicas (every worker calls this; concurrent creation is tolerated). */
+export async function ensureWorkflowStream(bus: Bus): Promise<string> {
   const name = bus.stream(WORKFLOW_STREAM);
-  if (await bus.jsm.streams.info(name).catch(() => null)) return name;
+  if (await bus.jsm.streams.info(name).catch(() => null)) {
+    await ensureStreamReplicas(bus, name);
+    return name;
+  }
   try {
     await bus.jsm.streams.add({
       name,
@@ -31,7 +34,7 @@ export async function ensureWorkflowStream(bus: Bus, replicas = 1): Promise<stri
       discard: DiscardPolicy.Old,
       max_age: 0,
       duplicate_window: ns(DUPLICATE_WINDOW_MS),
-      num_replicas: replicas,
+      num_replicas: bus.streamReplicas,
     });
   } catch (e) {
     if (!(await bus.jsm.streams.info(name).catch(() => null))) throw e;

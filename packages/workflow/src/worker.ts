@@ -36,7 +36,6 @@ export interface WorkerOptions {
   /** Length of one pull round, at least 1000 (the client refuses less); bounds how long stop() waits for the pullers. */
   pullExpiresMs?: number;
   workerId?: string;
-  streamReplicas?: number;
 }
 
 export const DEFAULT_ACK_WAIT_MS = 30_000;
@@ -97,7 +96,7 @@ export class WorkflowWorker {
     this.schema = await store.currentSchema(sql);
     const all = queuesOf([...this.workflows.values()]);
     const served = this.opts.queues ? [...all.values()].filter((q) => this.opts.queues!.includes(q.name)) : [...all.values()];
-    await ensureWorkflowStream(bus, this.opts.streamReplicas);
+    await ensureWorkflowStream(bus);
     for (const declared of served) {
       const limit = this.opts.concurrency?.[declared.name];
       const queue = limit === undefined ? declared : defineQueue(declared.name, { concurrency: limit });

@@ -8,6 +8,8 @@ export interface Bus {
   js: JetStreamClient;
   jsm: JetStreamManager;
   prefix: string;
+  /** Replicas of every stream this deployment creates (NATS_STREAM_REPLICAS; 3 on a clustered JetStream). */
+  streamReplicas: number;
   /** Prefixed subject for a logical subject (`rooms.room_created.<id>` → `<prefix>.rooms…`). */
   subject(logical: string): string;
   /** Prefixed stream name (`ROOMS` → `<PREFIX>_ROOMS`). */
@@ -15,7 +17,7 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-export async function connectBus(opts: { url: string; prefix: string; name: string }): Promise<Bus> {
+export async function connectBus(opts: { url: string; prefix: string; name: string; streamReplicas?: number }): Promise<Bus> {
   const nc = await connect({
     servers: opts.url.split(","),
     name: opts.name,
@@ -29,6 +31,7 @@ export async function connectBus(opts: { url: string; prefix: string; name: stri
     js,
     jsm,
     prefix: opts.prefix,
+    streamReplicas: opts.streamReplicas ?? 1,
     subject: (logical) => subjectFor(opts.prefix, logical),
     stream: (logical) => streamName(opts.prefix, logical),
     close: async () => {

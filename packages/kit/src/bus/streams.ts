@@ -8,7 +8,7 @@ import type { Bus } from "./connection";
 export const DUPLICATE_WINDOW_MS = 5 * 60_000;
 const ns = (ms: number) => ms * 1_000_000;
 
-export function streamConfigs(bus: Pick<Bus, "prefix" | "stream">, replicas = 1): (Partial<StreamConfig> & { name: string })[] {
+export function streamConfigs(bus: Pick<Bus, "prefix" | "stream" | "streamReplicas">): (Partial<StreamConfig> & { name: string })[] {
   const domain = (Object.keys(STREAMS) as StreamName[]).map((name) => ({
     name: bus.stream(name),
     subjects: [streamSubjects(bus.prefix, name)],
@@ -22,13 +22,13 @@ export function streamConfigs(bus: Pick<Bus, "prefix" | "stream">, replicas = 1)
     discard: DiscardPolicy.Old,
     max_age: 0,
     duplicate_window: ns(DUPLICATE_WINDOW_MS),
-    num_replicas: replicas,
+    num_replicas: bus.streamReplicas,
   }));
 }
 
-/** Create missing streams and bring existing ones to the declared subjects and dedupe window. */
-export async function ensureStreams(bus: Bus, replicas = 1): Promise<void> {
-  for (const cfg of streamConfigs(bus, replicas)) {
+/** Create missing streams and bring existing ones to the declared subjects, dedupe window and replicas. */
+export async function ensureStreams(bus: Bus): Promise<void> {
+  for (const cfg of streamConfigs(bus)) {
     const name = cfg.name;
     const existing = await bus.jsm.streams.info(name).catch(() => null);
     if (!existing) {
@@ -49,5 +49,16 @@ export async function ensureStreams(bus: Bus, replicas = 1): Promise<void> {
         duplicate_window: cfg.duplicate_window!,
       });
     }
+    await ensureStreamReplicas(bus, name);
   }
+}
+
+/**
+ * Bring an existing stream (a domain stream, the workflow queue, a key-value bucket's) to the
+ * deployment's replicas: a deployment that moves to a clustered NATS raises NATS_STREAM_REPLICAS
+ * and the server copies the stream to the new peers (or drops copies when it is lowered).
+ */
+export async function ensureStreamReplicas(bus: Bus, name: string): Promise<void> {
+  const current = (await bus.jsm.streams.info(name)).config;
+  if (current.num_replicas !== bus.streamReplicas) await bus.jsm.streams.update(name, { ...current, num_replicas: bus.streamReplicas });
 }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { Kvm, type KV, type KvWatchEntry } from "@nats-io/kv";
 import type { QueuedIterator } from "@nats-io/transport-node";
 import type { Bus } from "../bus/connection";
+import { ensureStreamReplicas } from "../bus/streams";
 import type { Logger } from "../logger";
 import { KnownVersions, type VersionMark } from "./versions";
 
@@ -50,7 +51,13 @@ export class SharedVersions {
 
   /** Opens (creating it when missing) the deployment's bucket and starts watching it. */
   static async open(bus: Bus, log: Logger): Promise<SharedVersions> {
-    const kv = await new Kvm(bus.js).create(bus.stream(VERSIONS_BUCKET), { history: 1, ttl: VERSION_TTL_MS });
+    const kv = await new Kvm(bus.js).create(bus.stream(VERSIONS_BUCKET), {
+      history: 1,
+      ttl: VERSION_TTL_MS,
+      replicas: bus.streamReplicas,
+    });
+    // create() leaves an existing bucket as it is; its stream follows NATS_STREAM_REPLICAS like every other.
+    await ensureStreamReplicas(bus, `KV_${bus.stream(VERSIONS_BUCKET)}`);
     const watch = await kv.watch();
     const shared = new SharedVersions(kv, watch, log);
     void shared.follow();
