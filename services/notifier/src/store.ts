@@ -219,16 +219,20 @@ const DELIVERY_COLUMNS = [
   "finished_at",
 ] as const;
 
+/** What an attempt cut short by a notifier that stopped (its lease ran out) is recorded with. */
+export const INTERRUPTED_ATTEMPT_ERROR = "interrupted: the notifier stopped during this attempt; the receiver may have received it";
+
 /**
  * Claims up to `limit` deliveries due at `now` for this worker: locked rows are skipped (another
  * replica has them), then leased so the attempt runs outside any transaction. Team-chat posts of
  * one transcript go one at a time, oldest first: each may update the message the previous one made.
+ * A delivery still leased by an earlier claim whose lease ran out was being attempted by a notifier
+ * that stopped (a lease is released when the attempt is recorded): that attempt is recorded as
+ * `interrupted` and counted, so the next one goes out as a retry (`X-Webhook-Retry` one higher).
  */
 export async function claimDue(db: Db, opts: { now: Date; limit: number; leaseMs: number; token: string }): Promise<DeliveryRow[]> {
-  return db<DeliveryRow[]>`update delivery set lease_token = ${opts.token},
-      lease_until = now() + ${opts.leaseMs} * interval '1 millisecond', updated_at = now()
-    where id in (
-      select c.id from delivery c
+  return db<DeliveryRow[]>`with picked as (
+      select c.id as picked_id, c.lease_token is not null as was_interrupted from delivery c
       where c.status = 'pending' and c.next_attempt_at <= ${opts.now}
         and (c.lease_until is null or c.lease_until < now())
         and not (c.channel = 'zulip' and exists (
@@ -236,7 +240,18 @@ export async function claimDue(db: Db, opts: { now: Date; limit: number; leaseMs
             and (o.created_at, o.id) < (c.created_at, c.id)))
       order by c.next_attempt_at, c.id
       limit ${opts.limit}
-      for update skip locked)
+      for update skip locked
+    ), lost as (
+      insert into delivery_attempt (delivery_id, attempt, event_id, started_at, duration_ms, status_code, error, response_excerpt, outcome)
+      select d.id, d.attempts, null, d.lease_until - ${opts.leaseMs} * interval '1 millisecond', 0, null, ${INTERRUPTED_ATTEMPT_ERROR}, null, 'interrupted'
+      from delivery d join picked on picked.picked_id = d.id where picked.was_interrupted
+      on conflict (delivery_id, attempt) do nothing
+    )
+    update delivery set lease_token = ${opts.token},
+      lease_until = now() + ${opts.leaseMs} * interval '1 millisecond', updated_at = now(),
+      attempts = attempts + case when picked.was_interrupted then 1 else 0 end,
+      last_error = case when picked.was_interrupted then ${INTERRUPTED_ATTEMPT_ERROR} else last_error end
+    from picked where delivery.id = picked.picked_id
     returning ${db(DELIVERY_COLUMNS)}`;
 }
 
@@ -248,7 +263,7 @@ export interface AttemptRecord {
   status_code: number | null;
   error: string | null;
   response_excerpt: string | null;
-  outcome: "delivered" | "retry" | "failed" | "gave_up" | "cancelled";
+  outcome: "delivered" | "retry" | "failed" | "gave_up" | "cancelled" | "interrupted";
 }
 
 /**

@@ -39,7 +39,8 @@ export const DeliveryAttempt = z.object({
   status_code: z.number().int().nullable(),
   error: z.string().nullable(),
   response_excerpt: z.string().nullable(),
-  outcome: z.enum(["delivered", "retry", "failed", "gave_up", "cancelled"]),
+  /** `interrupted`: the notifier stopped during the attempt (it may have reached the receiver); the next one is a retry. */
+  outcome: z.enum(["delivered", "retry", "failed", "gave_up", "cancelled", "interrupted"]),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
 
