@@ -2,9 +2,8 @@
 // child process and is killed (SIGKILL) while the receiver holds its first attempt; the notifier
 // started again records that attempt as interrupted and sends the next one with X-Webhook-Retry: 1
 // and the same X-Webhook-Delivery-Id, which the receiver accepts.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { ok } from "@scribe/client";
 import type { Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
@@ -13,8 +12,7 @@ import { consumerCaughtUp } from "./support/media";
 import { attempts, deliveriesOf, deliveryNow, endedTranscript, notifierDb, outboxesDrained, publishCompleted } from "./support/notifier";
 import { startSystem, type TestSystem } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+import { killServiceProcess, startServiceProcess } from "./support/service-process";
 
 let sys: TestSystem;
 let db: Sql;
@@ -23,29 +21,14 @@ let secret: string | null = null;
 const receiver = new WebhookReceiver(() => secret);
 
 /** The notifier alone in its own process group, dispatching on its own (as deployed). */
-function startNotifier(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "services/notifier/src/main.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...sys.env,
-      OPS_PORT: "0",
-      ALLOW_PRIVATE_URLS: "true",
-      NOTIFIER_DISPATCH_INTERVAL_MS: "200",
-      UI_BASE_URL: "https://scribe.example.com",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-    detached: true,
+const startNotifier = (): ChildProcess =>
+  startServiceProcess("notifier", {
+    ...sys.env,
+    ALLOW_PRIVATE_URLS: "true",
+    NOTIFIER_DISPATCH_INTERVAL_MS: "200",
+    UI_BASE_URL: "https://scribe.example.com",
   });
-}
-
-async function killNotifier(): Promise<void> {
-  const child = notifier;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid!, "SIGKILL");
-  await exited;
-}
+const killNotifier = (): Promise<void> => killServiceProcess(notifier);
 
 beforeAll(async () => {
   await receiver.up();

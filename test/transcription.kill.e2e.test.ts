@@ -3,8 +3,7 @@
 // resumes where it was — the interrupted track steps run again once their messages' ack wait
 // expires — and ends with one completed transcript, exactly one transcript.completed event and one
 // webhook delivery to the room's receiver.
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,8 +14,8 @@ import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
 import { streamEvents, type Client } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
+import { killServiceProcess, startServiceProcess } from "./support/service-process";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The service's steps are redelivered after its default ack wait (30 s); then offline STT runs again. */
 const RESUME_MS = 420_000;
 
@@ -29,22 +28,8 @@ let webhookSecret: string | null = null;
 const receiver = new WebhookReceiver(() => webhookSecret);
 
 /** The transcription service alone in its own process group, so its tool processes die with it. */
-function startTranscription(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "services/transcription/src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, ...sys.env, OPS_PORT: "0" },
-    stdio: ["ignore", "ignore", "inherit"],
-    detached: true,
-  });
-}
-
-async function killTranscription(): Promise<void> {
-  const child = service;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid!, "SIGKILL");
-  await exited;
-}
+const startTranscription = (): ChildProcess => startServiceProcess("transcription", sys.env);
+const killTranscription = (): Promise<void> => killServiceProcess(service);
 
 beforeAll(async () => {
   await receiver.up();
