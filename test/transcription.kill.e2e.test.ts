@@ -16,7 +16,7 @@ import { streamEvents, type Client } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
 import { killServiceProcess, startServiceProcess } from "./support/service-process";
 
-/** The service's steps are redelivered after its default ack wait (30 s); then offline STT runs again. */
+/** The service's steps are redelivered after its ack wait (WORKFLOW_ACK_WAIT_MS, 5 s); then offline STT runs again. */
 const RESUME_MS = 420_000;
 
 let sys: PlatformSystem;

@@ -123,7 +123,10 @@ export class CommitHookError extends Error {
 
 export interface OwnedStep {
   stepId: string;
+  /** Attempts started, lost ones included: the fencing number every outcome write checks. */
   attempt: number;
+  /** The step's own attempt number (lost attempts left out): what `maxAttempts` and backoff count. */
+  ownAttempt: number;
   def: StepDef;
   run: RunInfo<unknown>;
   index: number | null;
@@ -163,11 +166,14 @@ export async function retryLater(db: Db, owned: OwnedStep, error: string, delayM
   return (await store.retryOwned(db, owned.stepId, owned.attempt, error, delayMs)) ? "recorded" : "stale";
 }
 
-/** The step failed for good: the run fails with its error, the rest of the run is cancelled. */
-export async function failStep(db: Db, wf: AnyWorkflow, owned: OwnedStep, error: string): Promise<Outcome> {
+/**
+ * The step failed for good: the run fails with its error, the rest of the run is cancelled. `how`
+ * says whether the last attempt failed by itself or its worker was lost (counted as such).
+ */
+export async function failStep(db: Db, wf: AnyWorkflow, owned: OwnedStep, error: string, how: "own" | "lost" = "own"): Promise<Outcome> {
   return inTx(db, async (tx) => {
     if (!(await store.lockRun(tx, owned.run.id))) return "stale";
-    if (!(await store.failOwned(tx, owned.stepId, owned.attempt, error))) return "stale";
+    if (!(await store.failOwned(tx, owned.stepId, owned.attempt, error, how === "lost"))) return "stale";
     await failRun(tx, wf, owned.run, { step: owned.def.name, index: owned.index, error, attempts: owned.attempt }, owned.log);
     return "recorded";
   });

@@ -10,6 +10,7 @@ export const workflowMetrics = {
   succeeded: counter("scribe_workflow_steps_succeeded_total", "steps that succeeded"),
   failed: counter("scribe_workflow_steps_failed_total", "steps that failed for good (the run failed)"),
   retried: counter("scribe_workflow_steps_retried_total", "failed step attempts that will be retried"),
+  lost: counter("scribe_workflow_steps_lost_total", "step attempts whose worker stopped responding (killed, evicted, hung)"),
   cancelled: counter("scribe_workflow_steps_cancelled_total", "running steps aborted because their run stopped"),
   duration: new Histogram({
     name: "scribe_workflow_step_duration_seconds",

@@ -18,6 +18,8 @@ export const StepView = z.object({
   status: StepStatusSchema,
   attempts: z.number().int(),
   maxAttempts: z.number().int(),
+  /** Attempts whose worker stopped responding; they do not count against maxAttempts. */
+  lostAttempts: z.number().int(),
   lastError: z.string().nullable(),
   progress: z.unknown(),
   worker: z.string().nullable(),
@@ -70,6 +72,7 @@ export async function getRun(db: Db, runId: string): Promise<RunDetail | null> {
     status: s.status,
     attempts: s.attempts,
     maxAttempts: s.max_attempts,
+    lostAttempts: s.lost_attempts,
     lastError: s.last_error,
     progress: s.progress,
     worker: s.worker,

@@ -24,8 +24,12 @@ export interface StepRow {
   item_count: number | null;
   queue: string | null;
   status: StepStatus;
+  /** Attempts started since the step was enqueued, lost ones included; the fencing number of the current attempt. */
   attempts: number;
   max_attempts: number;
+  /** Attempts whose worker stopped responding (not the step's own failures). */
+  lost_attempts: number;
+  lost_in_a_row: number;
   token: string;
   item: unknown;
   last_error: string | null;
@@ -39,7 +43,7 @@ export interface StepRow {
 }
 
 /** Step columns except the (possibly large) output. */
-const STEP_COLUMNS = `id, run_id, step, item_index, item_count, queue, status, attempts, max_attempts, token, item,
+const STEP_COLUMNS = `id, run_id, step, item_index, item_count, queue, status, attempts, max_attempts, lost_attempts, lost_in_a_row, token, item,
   last_error, progress, worker, queued_at, started_at, heartbeat_at, finished_at, next_attempt_at`;
 const RUN_COLUMNS = `id, workflow, subject, status, input, error, error_step, created_at, updated_at, finished_at`;
 
@@ -156,7 +160,7 @@ export async function enqueue(tx: Db, steps: Pick<InsertedStep, "id" | "run_id" 
 
 /**
  * Take an attempt in one statement: only a current message (token) of a running run's step that is
- * queued, or running with attempts left (its worker died), is claimed. No row: see `inspectStep`.
+ * queued is claimed. No row: see `inspectStep` (a step still running is one whose worker was lost).
  * A concurrent cancel either waits for this row or makes the update match nothing.
  */
 export async function claimStep(db: Db, stepId: string, token: string, worker: string): Promise<ClaimRow | null> {
@@ -164,14 +168,26 @@ export async function claimStep(db: Db, stepId: string, token: string, worker: s
     `update workflow_steps s set status = 'running', attempts = s.attempts + 1, worker = $3,
        started_at = now(), heartbeat_at = now(), next_attempt_at = null, progress = null
      from workflow_runs r
-     where s.id = $1 and s.token = $2 and r.id = s.run_id and r.status = 'running'
-       and (s.status = 'queued' or (s.status = 'running' and s.attempts < s.max_attempts))
+     where s.id = $1 and s.token = $2 and r.id = s.run_id and r.status = 'running' and s.status = 'queued'
      returning ${STEP_COLUMNS.split(",")
        .map((c) => `s.${c.trim()}`)
        .join(", ")}, r.status as run_status, r.workflow, r.subject, r.input`,
     [stepId, token, worker],
   );
   return row ?? null;
+}
+
+/**
+ * The worker of `attempt` stopped responding: count the attempt as lost (not as the step's own
+ * failure) and queue the step again after `delayMs`. False if the attempt is no longer the
+ * step's (its worker recorded an outcome after all, or the run stopped).
+ */
+export async function requeueLost(tx: Db, stepId: string, attempt: number, error: string, delayMs: number): Promise<boolean> {
+  const rows = await tx`update workflow_steps set status = 'queued', worker = null, progress = null, last_error = ${error},
+      lost_attempts = lost_attempts + 1, lost_in_a_row = lost_in_a_row + 1,
+      next_attempt_at = now() + make_interval(secs => ${delayMs / 1000})
+    where id = ${stepId} and status = 'running' and attempts = ${attempt} returning id`;
+  return rows.length > 0;
 }
 
 /** Why a message could not be claimed (drop it, or fail a step whose last attempt was lost). */
@@ -197,15 +213,17 @@ export async function succeedOwned(tx: Db, stepId: string, attempt: number, outp
   return rows.length > 0;
 }
 
+/** The attempt ended by itself (a failure of the step's own): the run of lost workers is broken. */
 export async function retryOwned(tx: Db, stepId: string, attempt: number, error: string, delayMs: number): Promise<boolean> {
-  const rows = await tx`update workflow_steps set status = 'queued', last_error = ${error},
+  const rows = await tx`update workflow_steps set status = 'queued', last_error = ${error}, lost_in_a_row = 0,
       next_attempt_at = now() + make_interval(secs => ${delayMs / 1000})
     where id = ${stepId} and status = 'running' and attempts = ${attempt} returning id`;
   return rows.length > 0;
 }
 
-export async function failOwned(tx: Db, stepId: string, attempt: number, error: string): Promise<boolean> {
-  const rows = await tx`update workflow_steps set status = 'failed', last_error = ${error}, finished_at = now()
+export async function failOwned(tx: Db, stepId: string, attempt: number, error: string, lost = false): Promise<boolean> {
+  const rows = await tx`update workflow_steps set status = 'failed', last_error = ${error}, finished_at = now(),
+      lost_attempts = lost_attempts + ${lost ? 1 : 0}, lost_in_a_row = case when ${lost} then lost_in_a_row + 1 else 0 end
     where id = ${stepId} and status = 'running' and attempts = ${attempt} returning id`;
   return rows.length > 0;
 }
@@ -254,7 +272,7 @@ export async function resetForRetry(tx: Db, runId: string): Promise<InsertedStep
   return tx<InsertedStep[]>`
     update workflow_steps set
       status = case when item_count is null then 'queued' else 'running' end,
-      attempts = 0, token = gen_random_uuid(), worker = null, started_at = null, finished_at = null,
+      attempts = 0, lost_attempts = 0, lost_in_a_row = 0, token = gen_random_uuid(), worker = null, started_at = null, finished_at = null,
       next_attempt_at = null, heartbeat_at = null, progress = null, queued_at = now()
     where run_id = ${runId} and status in ('failed', 'cancelled')
     returning id, run_id, step, item_index, item_count, queue, token`;

@@ -1,13 +1,15 @@
 // The worker: pulls step messages per queue in bounded fetch() rounds (never more than its free
 // slots), claims the step in Postgres, runs the handler with an AbortSignal (timeout, cancellation,
-// shutdown) while keeping the message alive with in-progress acks, and records the outcome.
+// shutdown) while keeping the message alive with in-progress acks, and records the outcome. A step
+// whose worker stopped responding comes back after the short ack wait and is retried on its own
+// lost-worker budget, apart from the step's own failures.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import { z } from "zod";
 import type { Bus, Logger, Sql } from "@scribe/kit";
 import { ensureQueueConsumer, ensureWorkflowStream, WORKFLOW_STREAM } from "./bus";
-import { defineQueue, queuesOf, retryDelayMs, type AnyWorkflow, type Json, type Queue, type StepContext } from "./definition";
+import { defineQueue, queuesOf, retryDelayMs, type AnyWorkflow, type Backoff, type Json, type Queue, type StepContext } from "./definition";
 import { CommitHookError, completeStep, failStep, parentOutputs, retryLater, type OwnedStep } from "./engine";
 import { describeError, isRetryable, StepAbort } from "./errors";
 import { workflowMetrics as metrics } from "./metrics";
@@ -29,8 +31,20 @@ export interface WorkerOptions {
    * the last one to start sets the shared consumer's limit.
    */
   concurrency?: Readonly<Record<string, number>>;
-  /** Silence after which a step is redelivered to another worker (ours sends in-progress acks every third of it). */
+  /**
+   * Silence after which a step is redelivered to another worker, i.e. how soon a killed worker's
+   * steps (and their concurrency slots) are taken over. A live worker sends in-progress acks five
+   * times per ack wait from receiving a message until it settles it.
+   */
   ackWaitMs?: number;
+  /**
+   * Attempts in a row whose worker stopped responding (killed, evicted, hung) after which the step
+   * fails: such attempts do not use up the step's own `maxAttempts`, and a step that brings its
+   * worker down every time still ends, with a reason that says so.
+   */
+  lostWorkerAttempts?: number;
+  /** Waits before retrying after the 2nd, 3rd… lost attempt in a row (the first is retried at once). */
+  lostWorkerBackoff?: Partial<Backoff>;
   /** On stop, how long running steps may finish before they are aborted and handed back. */
   stopGraceMs?: number;
   /** Length of one pull round, at least 1000 (the client refuses less); bounds how long stop() waits for the pullers. */
@@ -38,10 +52,14 @@ export interface WorkerOptions {
   workerId?: string;
 }
 
-export const DEFAULT_ACK_WAIT_MS = 30_000;
+export const DEFAULT_ACK_WAIT_MS = 5000;
+export const DEFAULT_LOST_WORKER_ATTEMPTS = 6;
+export const DEFAULT_LOST_WORKER_BACKOFF: Backoff = { initialMs: 1000, factor: 2, maxMs: 60_000 };
 const DEFAULT_SLOTS_CAP = 16;
 /** ctx.heartbeat() writes progress to Postgres at most this often. */
 const PROGRESS_WRITE_MS = 2000;
+/** A running attempt checks in Postgres this often that the step is still its own (a missed abort NOTIFY). */
+const OWNERSHIP_CHECK_MS = 5000;
 
 const StepMessageSchema = z.object({ run: z.uuid(), step: z.string().regex(/^\d+$/), token: z.uuid() });
 
@@ -62,7 +80,7 @@ interface InFlight {
 type Claimed =
   | { kind: "drop"; why: string }
   | { kind: "unknown"; workflow: string; step: string }
-  | { kind: "lost"; owned: OwnedStep; wf: AnyWorkflow }
+  | { kind: "lost"; owned: OwnedStep; wf: AnyWorkflow; inARow: number; worker: string | null }
   | { kind: "invalid_input"; owned: OwnedStep; wf: AnyWorkflow; error: string }
   | { kind: "run"; owned: OwnedStep; wf: AnyWorkflow; parents: Record<string, unknown>; item: unknown; maxAttempts: number };
 
@@ -73,6 +91,8 @@ export class WorkflowWorker {
   private readonly inflight = new Set<InFlight>();
   private readonly handlers = new Set<Promise<void>>();
   private readonly ackWaitMs: number;
+  private readonly lostWorkerAttempts: number;
+  private readonly lostWorkerBackoff: Backoff;
   private schema = "";
   private stopping = false;
   private unlisten: (() => Promise<void>) | null = null;
@@ -80,6 +100,10 @@ export class WorkflowWorker {
   constructor(private readonly opts: WorkerOptions) {
     this.id = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    this.lostWorkerAttempts = opts.lostWorkerAttempts ?? DEFAULT_LOST_WORKER_ATTEMPTS;
+    if (!Number.isInteger(this.lostWorkerAttempts) || this.lostWorkerAttempts < 1)
+      throw new Error("lostWorkerAttempts must be a positive integer");
+    this.lostWorkerBackoff = { ...DEFAULT_LOST_WORKER_BACKOFF, ...opts.lostWorkerBackoff };
     for (const wf of opts.workflows) {
       if (this.workflows.has(wf.name)) throw new Error(`workflow ${wf.name} is registered twice`);
       this.workflows.set(wf.name, wf);
@@ -182,7 +206,17 @@ export class WorkflowWorker {
       m.term();
       return;
     }
-    const msg = parsed.data;
+    // From here until the message is settled (claim, handler, recording the outcome) the server
+    // must not think us dead: only a worker that stopped responding loses its message.
+    const inProgress = setInterval(() => m.working(), Math.max(100, Math.floor(this.ackWaitMs / 5)));
+    try {
+      await this.settle(m, parsed.data);
+    } finally {
+      clearInterval(inProgress);
+    }
+  }
+
+  private async settle(m: JsMsg, msg: z.infer<typeof StepMessageSchema>): Promise<void> {
     const claimed = await this.claim(msg);
     switch (claimed.kind) {
       case "drop":
@@ -197,11 +231,9 @@ export class WorkflowWorker {
         );
         m.nak(60_000);
         return;
-      case "lost": {
-        const error = `the worker running attempt ${claimed.owned.attempt} of ${claimed.owned.def.maxAttempts} stopped responding (no attempts left)`;
-        await this.finishFailure(m, claimed.wf, claimed.owned, error, false);
+      case "lost":
+        await this.retryLost(m, claimed);
         return;
-      }
       case "invalid_input":
         await this.finishFailure(m, claimed.wf, claimed.owned, claimed.error, false);
         return;
@@ -225,9 +257,18 @@ export class WorkflowWorker {
     if (!claimed) {
       if (row.token !== msg.token) return { kind: "drop", why: "message of an earlier enqueue (the step was reset since)" };
       if (row.run_status !== "running") return { kind: "drop", why: `run is ${row.run_status}` };
-      // Still "running" with no attempts left: the worker of the last attempt died (its message came back after ack_wait).
+      // Still "running" though its message came back after the ack wait: the attempt's worker stopped responding.
       if (row.status === "running" && wf && def) {
-        return { kind: "lost", wf, owned: { stepId: row.id, attempt: row.attempts, def, run, index: row.item_index, log } };
+        const owned = {
+          stepId: row.id,
+          attempt: row.attempts,
+          ownAttempt: row.attempts - row.lost_attempts,
+          def,
+          run,
+          index: row.item_index,
+          log,
+        };
+        return { kind: "lost", wf, owned, inARow: row.lost_in_a_row + 1, worker: row.worker };
       }
       return { kind: "drop", why: `step is ${row.status}` };
     }
@@ -236,13 +277,15 @@ export class WorkflowWorker {
       await store.releaseStep(sql, row.id, row.attempts);
       return { kind: "unknown", workflow: row.workflow, step: row.step };
     }
+    const ownAttempt = row.attempts - row.lost_attempts;
     const owned: OwnedStep = {
       stepId: row.id,
       attempt: row.attempts,
+      ownAttempt,
       def,
       run,
       index: row.item_index,
-      log: log.child({ attempt: row.attempts }),
+      log: log.child({ attempt: ownAttempt, ...(row.lost_attempts > 0 ? { lostAttempts: row.lost_attempts } : {}) }),
     };
     if (!input!.success)
       return { kind: "invalid_input", wf, owned, error: `run input no longer matches the workflow's schema: ${input!.error.message}` };
@@ -263,7 +306,6 @@ export class WorkflowWorker {
     this.inflight.add(flight);
 
     let pendingProgress: Json | undefined;
-    let lastWorking = performance.now();
     let lastWrite = -Infinity;
     const beat = async () => {
       lastWrite = performance.now();
@@ -278,22 +320,14 @@ export class WorkflowWorker {
       }
     };
     const timer = setTimeout(() => ac.abort(new StepAbort("timeout", `step timed out after ${def.timeoutMs} ms`)), def.timeoutMs);
-    // In-progress acks keep the message ours while the handler runs; each beat also re-checks the run.
-    const keepAlive = setInterval(
-      () => {
-        m.working();
-        lastWorking = performance.now();
-        void beat();
-      },
-      Math.max(100, Math.floor(this.ackWaitMs / 3)),
-    );
+    const ownershipCheck = setInterval(() => void beat(), OWNERSHIP_CHECK_MS);
 
     const ctx: StepContext<unknown, Record<string, unknown>, unknown> = {
       runId: owned.run.id,
       workflow: wf.name,
       step: def.name,
       index: owned.index,
-      attempt: owned.attempt,
+      attempt: owned.ownAttempt,
       maxAttempts: c.maxAttempts,
       subject: owned.run.subject,
       input: owned.run.input,
@@ -303,12 +337,7 @@ export class WorkflowWorker {
       log: owned.log,
       heartbeat: (progress?: Json) => {
         if (progress !== undefined) pendingProgress = progress;
-        const now = performance.now();
-        if (now - lastWorking >= 1000) {
-          m.working();
-          lastWorking = now;
-        }
-        if (now - lastWrite >= PROGRESS_WRITE_MS) void beat();
+        if (performance.now() - lastWrite >= PROGRESS_WRITE_MS) void beat();
       },
     };
 
@@ -325,7 +354,7 @@ export class WorkflowWorker {
       result = { ok: false, error };
     } finally {
       clearTimeout(timer);
-      clearInterval(keepAlive);
+      clearInterval(ownershipCheck);
       this.inflight.delete(flight);
     }
 
@@ -336,7 +365,7 @@ export class WorkflowWorker {
       });
       if (outcome instanceof CommitHookError) {
         metrics.duration.observe({ ...labels, outcome: "failed" }, seconds());
-        const retry = owned.attempt < def.maxAttempts && isRetryable(outcome.cause, def.retryable);
+        const retry = owned.ownAttempt < def.maxAttempts && isRetryable(outcome.cause, def.retryable);
         await this.finishFailure(m, wf, owned, describeError(outcome.cause), retry, outcome.cause);
       } else if (outcome === "recorded") {
         m.ack();
@@ -367,14 +396,22 @@ export class WorkflowWorker {
     }
     const error = reason instanceof StepAbort ? reason : result.error;
     metrics.duration.observe({ ...labels, outcome: "failed" }, seconds());
-    const retry = owned.attempt < def.maxAttempts && isRetryable(error, def.retryable);
+    const retry = owned.ownAttempt < def.maxAttempts && isRetryable(error, def.retryable);
     await this.finishFailure(m, wf, owned, describeError(error), retry, error);
   }
 
-  private async finishFailure(m: JsMsg, wf: AnyWorkflow, owned: OwnedStep, error: string, retry: boolean, cause?: unknown): Promise<void> {
+  private async finishFailure(
+    m: JsMsg,
+    wf: AnyWorkflow,
+    owned: OwnedStep,
+    error: string,
+    retry: boolean,
+    cause?: unknown,
+    how: "own" | "lost" = "own",
+  ): Promise<void> {
     const labels = { workflow: wf.name, step: owned.def.name, queue: owned.def.queue.name };
     if (retry) {
-      const delay = retryDelayMs(owned.attempt + 1, owned.def.backoff);
+      const delay = retryDelayMs(owned.ownAttempt + 1, owned.def.backoff);
       const outcome = await this.record(m, () => retryLater(this.opts.sql, owned, error, delay));
       if (outcome === "recorded") {
         m.nak(delay);
@@ -385,11 +422,38 @@ export class WorkflowWorker {
       }
       return;
     }
-    const outcome = await this.record(m, () => failStep(this.opts.sql, wf, owned, error));
+    const outcome = await this.record(m, () => failStep(this.opts.sql, wf, owned, error, how));
     if (outcome === "recorded") {
       m.ack();
       metrics.failed.inc(labels);
       owned.log.error({ err: cause, error }, "step failed; run failed");
+    } else if (outcome === "stale") {
+      await this.settleStale(m, owned);
+    }
+  }
+
+  /**
+   * The attempt's worker stopped responding. That says nothing about the step, so it is retried on
+   * the lost-worker budget (at once the first time, then with its own backoff) until
+   * `lostWorkerAttempts` in a row were lost: a step that brings its worker down every time fails.
+   */
+  private async retryLost(m: JsMsg, c: Extract<Claimed, { kind: "lost" }>): Promise<void> {
+    const { owned, wf, inARow } = c;
+    const labels = { workflow: wf.name, step: owned.def.name, queue: owned.def.queue.name };
+    metrics.lost.inc(labels);
+    if (inARow >= this.lostWorkerAttempts) {
+      const error = `the worker stopped responding on ${inARow} attempt${inARow === 1 ? "" : "s"} in a row`;
+      await this.finishFailure(m, wf, owned, error, false, undefined, "lost");
+      return;
+    }
+    const error = `the worker running attempt ${owned.ownAttempt} (${c.worker ?? "unknown"}) stopped responding`;
+    const delay = inARow === 1 ? 0 : retryDelayMs(inARow, this.lostWorkerBackoff);
+    const outcome = await this.record(m, async () =>
+      (await store.requeueLost(this.opts.sql, owned.stepId, owned.attempt, error, delay)) ? "recorded" : "stale",
+    );
+    if (outcome === "recorded") {
+      m.nak(delay);
+      owned.log.warn({ lostInARow: inARow, retryInMs: delay, lostWorker: c.worker }, "step's worker stopped responding; will retry");
     } else if (outcome === "stale") {
       await this.settleStale(m, owned);
     }

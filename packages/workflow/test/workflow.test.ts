@@ -1,7 +1,4 @@
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
+import { eventually } from "@scribe/kit/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -18,8 +15,8 @@ import {
   workflow,
   WORKFLOW_STREAM,
 } from "../src/index";
-import { setSql } from "./support/child-db";
-import { aborted, effects, fileEnv, gate, schemaEnv, type FileEnv, type SchemaEnv } from "./support/env";
+import { startChildWorker } from "./support/child";
+import { aborted, effects, fileEnv, gate, runInStatus, schemaEnv, type FileEnv, type SchemaEnv } from "./support/env";
 import { KILL_QUEUE, killable } from "./support/killable";
 
 let file: FileEnv;
@@ -30,22 +27,13 @@ beforeAll(async () => {
 afterAll(async () => file.close());
 beforeEach(async () => {
   t = await schemaEnv(file);
-  setSql(t.sql);
 });
 afterEach(async () => t.close());
 
 const Input = z.object({ name: z.string() });
 const fast = { initialMs: 10, maxMs: 50 };
 
-async function runStatus(runId: string, status: string) {
-  return eventually(
-    async () => {
-      const run = await getRun(t.sql, runId);
-      return run?.status === status ? run : null;
-    },
-    { message: `run ${runId} ${status}` },
-  );
-}
+const runStatus = (runId: string, status: string) => runInStatus(t.sql, runId, status);
 
 describe("running a workflow", () => {
   it("runs steps in DAG order, hands parents' outputs to the join, and succeeds once", async () => {
@@ -483,47 +471,49 @@ describe("delivery guarantees", () => {
     expect(run.steps[0]).toMatchObject({ attempts: 1, worker: "b" });
   });
 
-  it("fails a step whose worker died during its last attempt, without running it again", async () => {
-    let calls = 0;
+  it("retries a step whose worker was lost during its last own attempt, on the lost-worker budget", async () => {
+    const attempts: number[] = [];
     const wf = workflow("lost", Input)
-      .step("fragile", { maxAttempts: 1 }, async () => ++calls)
+      .step("fragile", { maxAttempts: 1 }, async (ctx) => attempts.push(ctx.attempt))
       .build();
     const { runId } = await startRun(t.sql, wf, { name: "x" });
     // As a worker that claimed the only attempt and was then killed leaves it: running, attempts used up.
     await t.sql`update workflow_steps set status = 'running', attempts = 1, worker = 'dead' where run_id = ${runId}`;
     await t.worker([wf]);
+    const run = await runStatus(runId, "succeeded");
+    expect(attempts).toEqual([1]);
+    expect(run.steps[0]).toMatchObject({
+      attempts: 2,
+      lostAttempts: 1,
+      lastError: "the worker running attempt 1 (dead) stopped responding",
+    });
+  });
+
+  it("fails a step once lostWorkerAttempts attempts in a row were lost, without running it again", async () => {
+    let calls = 0;
+    const wf = workflow("lost_again", Input)
+      .step("fragile", { maxAttempts: 5 }, async () => ++calls)
+      .build();
+    const { runId } = await startRun(t.sql, wf, { name: "x" });
+    // Two attempts already lost in a row, and the worker of the third gone too.
+    await t.sql`update workflow_steps set status = 'running', attempts = 3, lost_attempts = 2, lost_in_a_row = 2, worker = 'dead'
+      where run_id = ${runId}`;
+    await t.worker([wf], { lostWorkerAttempts: 3 });
     const run = await runStatus(runId, "failed");
     expect(calls).toBe(0);
-    expect(run.error).toBe("the worker running attempt 1 of 1 stopped responding (no attempts left)");
+    expect(run.error).toBe("the worker stopped responding on 3 attempts in a row");
+    expect(run.steps[0]).toMatchObject({ status: "failed", attempts: 3, lostAttempts: 3 });
   });
 
   it("re-runs the step of a worker killed mid-step on another worker; the run completes once", async () => {
     const ackWaitMs = 1500;
-    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./support/child-worker.ts", import.meta.url))], {
-      env: {
-        ...process.env,
-        DATABASE_URL: file.db.url,
-        WF_SCHEMA: t.schema,
-        NATS_URL: TEST_NATS_URL,
-        NATS_PREFIX: file.prefix,
-        WF_ROLE: "child",
-        WF_ACK_WAIT_MS: String(ackWaitMs),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const exited = new Promise((r) => child.once("exit", r));
+    const child = await startChildWorker(file, t, { WF_ROLE: "child", WF_ACK_WAIT_MS: String(ackWaitMs) });
     try {
-      const lines = createInterface({ input: child.stdout! });
-      await new Promise<void>((resolve, reject) => {
-        lines.on("line", (l) => l === "ready" && resolve());
-        child.once("exit", (code) => reject(new Error(`child worker exited early (${code})`)));
-      });
       const { runId } = await startRun(t.sql, killable, { name: "meeting" });
       await eventually(async () => (await effects(t.sql, "started")).some((e) => e.worker === "child"), {
         message: "child started the slow step",
       });
-      child.kill("SIGKILL");
-      await exited;
+      await child.kill();
 
       await t.worker([killable], { ackWaitMs });
       await runStatus(runId, "succeeded");
@@ -532,15 +522,14 @@ describe("delivery guarantees", () => {
       expect(all.filter((e) => e.kind !== "started").map((e) => `${e.step}:${e.kind}`)).toEqual([
         "first:commit",
         "slow:commit",
-        'last:commit:{"got":2}',
+        'last:commit:{"got":1}',
         "run:succeeded",
       ]);
       const run = await getRun(t.sql, runId);
-      expect(run!.steps.find((s) => s.step === "slow")).toMatchObject({ attempts: 2, status: "succeeded" });
+      expect(run!.steps.find((s) => s.step === "slow")).toMatchObject({ attempts: 2, lostAttempts: 1, status: "succeeded" });
       expect(KILL_QUEUE.name).toBe("killable");
     } finally {
-      child.kill("SIGKILL");
-      await exited;
+      await child.kill();
     }
   });
 });

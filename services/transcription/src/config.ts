@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AiConfig } from "@scribe/ai";
 import { SharedSettings, StorageConfig, envInt } from "@scribe/kit";
+import { WorkflowWorkerConfig } from "@scribe/workflow";
 import { z } from "zod";
 import { parseRunAt } from "./domain/retention";
 import { LiveConfig } from "./live/config";
@@ -25,6 +26,7 @@ export function pipelineConcurrency(c: TranscriptionConfig): Record<string, numb
 export const TranscriptionConfig = StorageConfig.extend({
   // The fields only: AiConfig's cross-field checks are applied again in `aiConfigOf`.
   ...AiConfig.shape,
+  ...WorkflowWorkerConfig.shape,
   ...LiveConfig.shape,
   PIPELINE_WORK_DIR: z
     .string()

@@ -2,7 +2,7 @@
 // transcript and a pipeline run, retention) and the pipeline workers, which
 // write through DbTranscriptPort. Its schema holds the transcript table and the workflow tables.
 import { defineService } from "@scribe/kit";
-import { serveRunOps, WORKFLOW_MIGRATIONS } from "@scribe/workflow";
+import { serveRunOps, workerSettings, WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { registerCommands } from "./commands";
 import { TranscriptionConfig, pipelineConcurrency } from "./config";
 import { registerConsumers } from "./consumers";
@@ -26,7 +26,10 @@ export const transcriptionService = defineService({
     registerShredder(rt);
     const port = new DbTranscriptPort(rt.sql, rt.log, rt.clock);
     const deps = pipelineDeps(rt.config, rt.bus, rt.log);
-    await startPipelineWorkers(rt, port, { ...deps, worker: { concurrency: pipelineConcurrency(rt.config) } });
+    await startPipelineWorkers(rt, port, {
+      ...deps,
+      worker: { concurrency: pipelineConcurrency(rt.config), ...workerSettings(rt.config) },
+    });
     // Registered after the workers: stop hooks run in reverse, so live sessions hand over first.
     const live = startLiveRecording(rt, port, deps);
     const retention = startRetentionSchedule(rt.sql, rt.config, rt.log.child({ job: "transcription.retention" }), rt.clock);

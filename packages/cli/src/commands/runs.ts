@@ -93,7 +93,7 @@ function detailLines(r: RunDetail): string[] {
     const retry = s.nextAttemptAt && s.status === "queued" ? `  next attempt ${s.nextAttemptAt}` : "";
     const error = s.lastError ? `  last error: ${oneLine(s.lastError)}` : "";
     lines.push(
-      `  ${name}  ${s.status}  attempts ${s.attempts}/${s.maxAttempts}  queue=${s.queue}${s.worker ? `  worker=${s.worker}` : ""}${timing}${retry}${error}`,
+      `  ${name}  ${s.status}  attempts ${s.attempts}/${s.maxAttempts}${s.lostAttempts ? ` (${s.lostAttempts} lost with their worker)` : ""}  queue=${s.queue}${s.worker ? `  worker=${s.worker}` : ""}${timing}${retry}${error}`,
     );
   }
   return lines;
