@@ -1,9 +1,18 @@
 // The web app's budgets (issue 17): first-load compressed JavaScript (the entry chunk and the chunks it
 // imports statically, as index.html loads them) against 200 KB; and a 60-minute transcript's page
-// time-to-interactive in headless chromium (navigation start → words visible and a click on a word
-// handled, i.e. the audio moved to that word) against 1 s, next to the same page for a 1-minute
-// transcript measured in the same run. Transcripts are written to the read model directly (~160 words
-// a minute, as people speak: meetingWords), with a silent mp3 and a waveform of the right length in storage.
+// time-to-interactive in headless chromium against 1 s, next to the same page for a 1-minute
+// transcript measured in the same run.
+//
+// "Interactive" here: from navigation start until the page shows the title, the summary and the
+// transcript's first words, and a click on one of those words has moved the audio player there (its
+// metadata loaded and the seek done). A script in the page (added before the app's own) watches every
+// animation frame, clicks the 21st word as soon as it and the player exist, and notes the time the
+// player reports the word's position, so the figure holds no round trips to the test driver. Also
+// printed: when the words appeared, and where the median 60-minute load spent its time (each request
+// of the page, from navigation start).
+//
+// Transcripts are written to the read model directly (~160 words a minute, as people speak: meetingWords),
+// with a silent mp3 and a waveform of the right length in storage.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +29,7 @@ const DIST = join(ROOT, "services", "web", "dist");
 const BUDGET_KB = 200;
 const BUDGET_MS = 1000;
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? 5);
+const SUMMARY = "We agreed to ship the payment work first and to look at the mobile release again next quarter.";
 
 /** The entry script and its static imports, as the built index.html references them. */
 function firstLoadScripts(): string[] {
@@ -44,6 +54,38 @@ function firstLoadSize(): void {
     { name: "budget", label: `the ${BUDGET_KB} KB budget`, value: BUDGET_KB, unit: "KB" },
   );
 }
+
+/**
+ * Runs in the page before the app: each animation frame, checks whether the title, the summary and
+ * the 21st word are shown; clicks that word once the player exists too; resolves
+ * `window.scribeBenchInteractive` when the player has loaded and moved to the word.
+ */
+const WATCH_INTERACTIVE = `
+window.scribeBenchInteractive = new Promise((resolve) => {
+  let content = 0, clicked = null;
+  const shown = (el) => !!el && el.getBoundingClientRect().height > 0;
+  function frame() {
+    const now = performance.now();
+    const title = document.querySelector("input[name=title]")?.value || document.querySelector("h1")?.textContent;
+    const summary = [...document.querySelectorAll("section > p")].some((p) => p.textContent === ${JSON.stringify(SUMMARY)});
+    const word = document.querySelectorAll(".word")[20];
+    const audio = document.querySelector("audio");
+    if (!content && title && summary && shown(word)) content = now;
+    if (content && !clicked && audio) {
+      clicked = { start: Number(word.dataset.start), audio };
+      word.click();
+    }
+    if (clicked && clicked.audio.readyState >= 1 && !clicked.audio.seeking && Math.abs(clicked.audio.currentTime - clicked.start) < 1) {
+      const requests = performance.getEntriesByType("resource")
+        .filter((r) => r.name.includes("/v1/") || r.name.includes("/assets/"))
+        .map((r) => ({ path: new URL(r.name).pathname, start: r.startTime, end: r.responseEnd }));
+      return resolve({ content, interactive: now, requests });
+    }
+    requestAnimationFrame(frame);
+  }
+  requestAnimationFrame(frame);
+});
+`;
 
 function silentMp3(path: string, seconds: number): void {
   execFileSync("ffmpeg", [
@@ -78,7 +120,14 @@ export default async function webBench(): Promise<void> {
   const browser = await launchChromium(["--autoplay-policy=no-user-gesture-required"]);
   try {
     async function transcriptOf(minutes: number): Promise<string> {
-      const t = await tw.create({ user_id: "alice", title: `${minutes}-minute meeting`, duration: minutes * 60_000, status: "ended" });
+      const t = await tw.create({
+        user_id: "alice",
+        title: `${minutes}-minute meeting`,
+        short_summary: SUMMARY,
+        long_summary: SUMMARY,
+        duration: minutes * 60_000,
+        status: "ended",
+      });
       const words = meetingWords(minutes);
       for (const [position, minuteWords] of words.entries())
         await tw.upsertTopic(t.id, position, topicRecord(minuteWords, { title: `Minute ${position + 1}` }));
@@ -94,47 +143,54 @@ export default async function webBench(): Promise<void> {
     }
     const token = await sys.token("alice");
 
-    /** Milliseconds from navigation start until a word is visible and a click on it moved the audio there. */
-    async function timeToInteractive(id: string): Promise<number> {
+    /** One page load: when the words appeared and when a click on one had moved the player there (ms from navigation start). */
+    interface Load {
+      content: number;
+      interactive: number;
+      requests: { path: string; start: number; end: number }[];
+    }
+    async function pageLoad(id: string): Promise<Load> {
       const context = await browser.newContext();
       await context.addInitScript(
         (t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("scribe.token", t),
         token,
       );
+      await context.addInitScript(WATCH_INTERACTIVE);
       const page = await context.newPage();
       await page.goto(`${sys.baseUrl}/transcripts/${id}`, { waitUntil: "commit" });
-      const word = page.locator(".word").nth(20);
-      await word.click();
-      const start = Number(await word.getAttribute("data-start"));
-      // Playback starts at the word, so the position is at or just past it.
-      await page.waitForFunction(
-        `(t => t >= ${start} - 0.01 && t < ${start} + 2)(document.querySelector("audio").currentTime)`,
-        undefined,
-        { polling: "raf" },
-      );
-      const elapsed = (await page.evaluate("performance.now()")) as number;
+      const load = (await page.evaluate("window.scribeBenchInteractive")) as Load;
       await context.close();
-      return elapsed;
+      return load;
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    async function measure(id: string): Promise<number> {
-      await timeToInteractive(id); // warm the server's caches and the browser's compiler
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) times.push(await timeToInteractive(id));
-      return median(times);
+    async function measure(id: string): Promise<Load> {
+      await pageLoad(id); // warm the server's caches and the browser's compiler
+      const loads: Load[] = [];
+      for (let i = 0; i < RUNS; i++) loads.push(await pageLoad(id));
+      const interactive = median(loads.map((l) => l.interactive));
+      return { ...loads.find((l) => l.interactive === interactive)!, content: median(loads.map((l) => l.content)) };
     }
 
     const short = await transcriptOf(1);
     const long = await transcriptOf(60);
-    const shortMs = await measure(short);
-    const longMs = await measure(long);
+    const shortLoad = await measure(short);
+    const longLoad = await measure(long);
     console.log(`(${meetingWords(60).flat().length} words in the 60-minute transcript; median of ${RUNS} page loads each)`);
-    report(
-      { name: "60-minute transcript page interactive", value: longMs, unit: "ms" },
-      { name: "1 min", label: "the 1-minute transcript's page", value: shortMs, unit: "ms" },
+    console.log(
+      `where the median 60-minute load went (ms from navigation start): ${longLoad.requests
+        .map((r) => `${r.path.replace(long, "{id}")} ${Math.round(r.start)}–${Math.round(r.end)}`)
+        .join(", ")}`,
     );
     report(
-      { name: "60-minute transcript page interactive", value: longMs, unit: "ms" },
+      { name: "60-minute transcript page, words shown", value: longLoad.content, unit: "ms" },
+      { name: "1 min", label: "the 1-minute transcript's page", value: shortLoad.content, unit: "ms" },
+    );
+    report(
+      { name: "60-minute transcript page interactive", value: longLoad.interactive, unit: "ms" },
+      { name: "1 min", label: "the 1-minute transcript's page", value: shortLoad.interactive, unit: "ms" },
+    );
+    report(
+      { name: "60-minute transcript page interactive", value: longLoad.interactive, unit: "ms" },
       { name: "goal", label: `the ${BUDGET_MS} ms goal`, value: BUDGET_MS, unit: "ms" },
     );
   } finally {

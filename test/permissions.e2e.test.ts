@@ -499,6 +499,11 @@ const OPERATIONS = {
     variant: "the owner's private transcript",
     request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/mp3`, init: { method: "HEAD" } }),
   },
+  audioToken: {
+    route: "POST /v1/transcripts/{transcript_id}/audio/token",
+    variant: "the owner's private transcript",
+    request: (w) => ({ path: `/v1/transcripts/${w.fixtures.transcripts.private}/audio/token`, init: { method: "POST" } }),
+  },
   waveformPrivate: {
     route: "GET /v1/transcripts/{transcript_id}/audio/waveform",
     variant: "the owner's private transcript",
@@ -853,6 +858,10 @@ const ROWS: Row[] = [
   row(O.mp3Anonymous, ALL, everyone(200)),
   row(O.mp3Head, USERS, ownerVsOthers(200, 403, 401)),
   row(O.mp3Head, NONE, everyone(401)),
+  // A media token is the caller's own identity narrowed to one transcript's audio: any signed-in
+  // caller gets one, and the mp3 route decides what it opens (web.transcript-seeded.browser.e2e.test.ts).
+  row(O.audioToken, USERS, usersVsAnon(200, 401)),
+  row(O.audioToken, NONE, everyone(401)),
   row(O.waveformPrivate, USERS, ownerVsOthers([200, isWaveform], 403, 401)),
   row(O.waveformPrivate, NONE, everyone(401)),
   row(O.waveformPublic, USERS, ownerVsOthers([200, isWaveform], [200, isWaveform], 401)),

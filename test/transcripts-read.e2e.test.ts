@@ -243,10 +243,17 @@ describe("topics", () => {
     await tw.upsertTopic(id, 0, topicRecord([word("uno", 0, 1)], { title: "First again" }));
     await tw.applied(id);
     expect((await getJson(anon, `/v1/transcripts/${id}/topics`)).map((t: { title: string }) => t.title)).toEqual(["First again", "Second"]);
+    // The words as read before the change (the projection keeps that answer), then after it.
+    const wordsOf = async () =>
+      (await getJson(anon, `/v1/transcripts/${id}/topics/with-words`)).map((t: { words: { text: string }[] }) =>
+        t.words.map((w) => w.text),
+      );
+    expect(await wordsOf()).toEqual([["uno"], ["two"]]);
     await tw.clearTopics(id);
     await tw.upsertTopic(id, 0, topicRecord([word("fresh", 0, 1)], { title: "Fresh" }));
     await tw.applied(id);
     expect((await getJson(anon, `/v1/transcripts/${id}/topics`)).map((t: { title: string }) => t.title)).toEqual(["Fresh"]);
+    expect(await wordsOf()).toEqual([["fresh"]]);
   });
 });
 

@@ -519,6 +519,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transcripts/{transcript_id}/audio/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A short-lived token for the transcript's audio link */
+        post: operations["v1_transcript_create_audio_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcripts/{transcript_id}/audio/waveform": {
         parameters: {
             query?: never;
@@ -1626,6 +1643,12 @@ export interface components {
         Topic: {
             /** @description Name */
             name: string;
+        };
+        AudioToken: {
+            /** @description Opens this transcript's audio (`…/audio/mp3?token=`) and nothing else, until it expires */
+            token: string;
+            /** @description Seconds until the token expires */
+            expires_in: number;
         };
         AudioWaveform: {
             /** @description Event data */
@@ -4647,6 +4670,61 @@ export interface operations {
             };
             /** @description Range not satisfiable */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    v1_transcript_create_audio_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transcript_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioToken"];
+                };
+            };
+            /** @description Not signed in where a user is needed, or a credential that does not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in words */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

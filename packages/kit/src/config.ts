@@ -124,7 +124,7 @@ export const SharedSettings = {
     "let user-given URLs (ICS feeds, webhooks) reach loopback, private and link-local addresses; off = refused (SSRF guard)",
   ),
   MEDIA_TOKEN_TTL_SECONDS: envInt(DEFAULT_MEDIA_TOKEN_TTL_SECONDS, 1, 86_400).describe(
-    "lifetime of the token in internal audio links (`?token=`)",
+    "lifetime of the token in audio links (`?token=`): internal ones and those `POST /v1/transcripts/{id}/audio/token` gives the web app",
   ),
   UPLOAD_MAX_CHUNKS: envInt(10_000, 1, 1_000_000).describe("largest `total_chunks` the upload API accepts for one file"),
   UPLOAD_MAX_CHUNK_BYTES: envInt(64 * 1024 ** 2, 1024).describe(

@@ -82,6 +82,7 @@ export const OPERATIONS: Record<string, OperationReference> = {
     errors: [...GUARDED, 416],
   },
   v1_transcript_head_audio_mp3: { summary: "Headers of the transcript's MP3 audio", access: "optional", errors: [...GUARDED, 416] },
+  v1_transcript_create_audio_token: { summary: "A short-lived token for the transcript's audio link", access: "user" },
   v1_transcript_get_audio_waveform: { summary: "The transcript's audio waveform", access: "user", errors: GUARDED },
   v1_transcript_get_video_url: { summary: "A link to the meeting's cloud video", access: "user", errors: GUARDED },
   v1_transcript_get_video_file: { summary: "The meeting's cloud video file", access: "optional", errors: [...GUARDED, 416] },

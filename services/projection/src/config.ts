@@ -9,7 +9,7 @@ export const ProjectionConfig = z.object({
     "how often the projection measures how far it is behind its streams (metrics scribe_projection_lag_seconds, scribe_projection_pending_events)",
   ),
   TRANSCRIPT_CACHE_MB: envInt(64, 0, 65_536).describe(
-    "rendered transcripts (GET /v1/transcripts/{id}) kept per replica, by version, so an unchanged transcript is not rendered again; 0 keeps none",
+    "rendered transcripts (GET /v1/transcripts/{id}, …/topics/with-words) kept per replica, by version, so an unchanged transcript is not rendered again; 0 keeps none",
   ),
 });
 export type ProjectionConfig = z.infer<typeof ProjectionConfig>;

@@ -53,6 +53,9 @@ function transcriptDocument(row: DetailRow, topics: Awaited<ReturnType<typeof to
   return { ...detailMinimal(row), participants, action_items: row.action_items, ...rendered };
 }
 
+/** The document cache's "format" for a transcript's topics with their words. */
+const TOPICS_WITH_WORDS = "topics-with-words";
+
 export function registerQueries(
   rpc: RpcServer,
   sql: Sql,
@@ -108,9 +111,20 @@ export function registerQueries(
     return (await topicsOf(sql, id)).map((t) => topicView(t, row.multitrack));
   });
 
-  rpc.handle(projectionOps.topicsWithWords, async ({ caller, id }) => {
-    const row = await readable(sql, id, caller);
-    return (await topicsOf(sql, id)).map((t) => ({ ...topicView(t, row.multitrack), words: t.words }));
+  // Every word of the transcript (the web app's transcript page waits for it; ~700 KB for an hour):
+  // like the document, validated and serialised once per version and kept, then sent as text that
+  // the gateway passes on unparsed.
+  rpc.handleJson(projectionOps.topicsWithWords, async ({ caller, id }) => {
+    const stamp = assertReadable(await transcriptStamp(sql, id), caller);
+    const cached = documents.get(`${id}:${documentTag(stamp, TOPICS_WITH_WORDS)}`);
+    if (cached !== undefined) return new JsonReply(cached);
+    const rendered = await sql.begin("isolation level repeatable read read only", async (tx) => {
+      const current = assertReadable(await transcriptStamp(tx, id), caller);
+      const topics = (await topicsOf(tx, id)).map((t) => ({ ...topicView(t, current.multitrack), words: t.words }));
+      return { tag: documentTag(current, TOPICS_WITH_WORDS), json: JSON.stringify(projectionOps.topicsWithWords.response.parse(topics)) };
+    });
+    documents.set(`${id}:${rendered.tag}`, rendered.json);
+    return new JsonReply(rendered.json);
   });
 
   rpc.handle(projectionOps.topicWordsPerSpeaker, async ({ caller, id, topic_id }) => {

@@ -147,6 +147,13 @@ export type UpdateTranscript = z.infer<typeof UpdateTranscript>;
 
 export const ProcessStatus = z.object({ status: z.string() }).openapi("ProcessStatus");
 export const AudioWaveform = z.object({ data: z.array(z.number()) }).openapi("AudioWaveform");
+/** Not in the reference: a short-lived token for one transcript's audio link (`…/audio/mp3?token=`). */
+export const AudioToken = z
+  .object({
+    token: z.string().describe("Opens this transcript's audio (`…/audio/mp3?token=`) and nothing else, until it expires"),
+    expires_in: z.number().int().describe("Seconds until the token expires"),
+  })
+  .openapi("AudioToken");
 export const VideoUrlResponse = z
   .object({ url: z.string(), duration: z.number().int().nullable().default(null), content_type: z.string().default("video/mp4") })
   .openapi("VideoUrlResponse");

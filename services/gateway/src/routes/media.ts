@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import { Readable } from "node:stream";
 import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { AudioWaveform, VideoUrlResponse, recordingsOps, type ObjectLocation, type TopicRecord } from "@scribe/contracts";
+import { AudioToken, AudioWaveform, VideoUrlResponse, recordingsOps, type ObjectLocation, type TopicRecord } from "@scribe/contracts";
 import { NotFound, isAppError, readSmallObject } from "@scribe/kit";
 import archiver from "archiver";
 import { linkTokenIdentity } from "../auth/media-token";
@@ -116,6 +116,30 @@ export function mediaRoutes(app: OpenAPIHono<AppEnv>): void {
     },
   );
   app.openAPIRegistry.registerPath({ ...mp3, method: "head", operationId: "v1_transcript_head_audio_mp3" });
+
+  // Not in the reference: the web app's audio player and download link take one of these instead of
+  // the user's own token, which would otherwise sit in a URL (history, logs, a shared link) for as
+  // long as it lives and open the whole API.
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/transcripts/{transcript_id}/audio/token",
+      operationId: "v1_transcript_create_audio_token",
+      tags,
+      middleware: [requireUser] as const,
+      request: { params: TranscriptParam },
+      responses: { 200: json(AudioToken), ...validationError },
+    }),
+    // Minted for any id without asking anyone: the token is the caller's own identity narrowed to one
+    // transcript's audio, so the mp3 route decides access when it is used, exactly as for the caller.
+    // That keeps it one signature, which the app asks for while the page loads.
+    async (c) => {
+      const { transcript_id } = c.req.valid("param");
+      const { auth, config } = c.get("deps");
+      const token = await auth.mintMediaToken({ userId: c.get("caller").userId!, transcriptId: transcript_id });
+      return c.json({ token, expires_in: config.MEDIA_TOKEN_TTL_SECONDS }, 200);
+    },
+  );
 
   app.openapi(signedInGet("audio/waveform", "v1_transcript_get_audio_waveform", { 200: json(AudioWaveform) }), async (c) => {
     const location = await call(c, recordingsOps.waveform, c.req.valid("param"));

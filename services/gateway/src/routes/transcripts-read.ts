@@ -140,7 +140,11 @@ export function transcriptReadRoutes(app: OpenAPIHono<AppEnv>): void {
       request: { params: TranscriptIdParam },
       responses: { 200: json(z.array(GetTranscriptTopicWithWords)), ...validationError },
     }),
-    async (c) => c.json(await call(c, projectionOps.topicsWithWords, { id: c.req.valid("param").transcript_id }), 200),
+    // The projection's JSON passed on as the bytes it sent (it validated them when it serialised them).
+    async (c) => {
+      const topics = await callJson(c, projectionOps.topicsWithWords, { id: c.req.valid("param").transcript_id });
+      return c.body(topics.json as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/json" }) as never;
+    },
   );
 
   app.openapi(

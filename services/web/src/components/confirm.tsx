@@ -55,15 +55,20 @@ export function useConfirm(): [JSX.Element | null, (question: Question) => Promi
   return [element, ask];
 }
 
-/** Saves `blob` as a file named `name` (the browser's download). */
-export function saveFile(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
+/** Saves what `url` answers as a file named `name` (the browser's download, streamed to disk). */
+export function saveUrl(url: string, name: string): void {
   const link = document.createElement("a");
   link.href = url;
   link.download = name;
   document.body.append(link);
   link.click();
   link.remove();
+}
+
+/** Saves `blob` as a file named `name` (the browser's download). */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  saveUrl(url, name);
   // The download has read the URL once the click's task ran; keep it a while for slow browsers.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -1,10 +1,11 @@
 // The owner's controls: who may read the transcript, downloads, reprocess, and delete (to the trash).
-// Downloads: the mp3 is a plain link with `?token=` (the route takes link tokens); the zip and the
-// text formats need the Authorization header, so they are fetched and saved as files.
+// Downloads: the mp3 is saved from its address with a fresh media token (audio-link.ts), streamed to
+// disk; the zip and the text formats need the Authorization header, so they are fetched and saved.
 import { useState } from "preact/hooks";
 import type { Schemas } from "@scribe/client";
-import { api, describeError, session } from "../api";
-import { saveFile, useConfirm } from "./confirm";
+import { api, describeError } from "../api";
+import { audioUrl } from "./audio-link";
+import { saveFile, saveUrl, useConfirm } from "./confirm";
 
 type ShareMode = NonNullable<Schemas["UpdateTranscript"]["share_mode"]>;
 type Format = "text" | "text-timestamped" | "webvtt-named" | "json";
@@ -23,12 +24,6 @@ const FORMATS: { format: Format; label: string; type: string; extension: string 
 
 /** Closes the dropdown a chosen item is in (Pico's dropdown is a <details>). */
 const closeMenu = (item: HTMLElement) => item.closest("details")?.removeAttribute("open");
-
-/** The mp3's address for an <audio> element or a link (they cannot send headers). */
-export function audioUrl(id: string): string {
-  const token = session.token();
-  return `/v1/transcripts/${encodeURIComponent(id)}/audio/mp3${token ? `?token=${encodeURIComponent(token)}` : ""}`;
-}
 
 interface Props {
   id: string;
@@ -81,6 +76,14 @@ export function TranscriptManage({ id, title, shareMode, hasAudio, onShareMode, 
     });
   }
 
+  async function downloadAudio() {
+    await act("download", async () => {
+      const link = await audioUrl(id);
+      if ("url" in link) saveUrl(link.url, `${fileName}.mp3`);
+      return "error" in link ? { error: { detail: link.error } } : {};
+    });
+  }
+
   async function reprocess() {
     const yes = await confirm({
       title: "Reprocess this transcript?",
@@ -122,7 +125,14 @@ export function TranscriptManage({ id, title, shareMode, hasAudio, onShareMode, 
         <ul>
           {hasAudio && (
             <li>
-              <a href={audioUrl(id)} download={`${fileName}.mp3`} onClick={(e) => closeMenu(e.currentTarget)}>
+              <a
+                href="#"
+                onClick={(e) => {
+                  e.preventDefault();
+                  closeMenu(e.currentTarget);
+                  void downloadAudio();
+                }}
+              >
                 Audio (mp3)
               </a>
             </li>

@@ -8,7 +8,8 @@ import { api, describeError, session } from "../api";
 import { ActionItemsView, type ActionItems } from "../components/action-items";
 import { Runs } from "../components/runs";
 import { Speakers } from "../components/speakers";
-import { audioUrl, TranscriptManage } from "../components/transcript-manage";
+import { AudioPlayer } from "../components/audio-player";
+import { TranscriptManage } from "../components/transcript-manage";
 import { useTranscriptEvents, type TranscriptEvent } from "../components/transcript-events";
 import { buildRows, speakersOf, type Topic } from "../components/transcript-rows";
 import { Waveform } from "../components/waveform";
@@ -192,7 +193,7 @@ export function TranscriptPage({ id }: { id: string }) {
       )}
       {hasAudio && (
         <section class="player" aria-label="Recording">
-          <audio ref={setPlayer} controls preload="metadata" src={audioUrl(id)} />
+          <AudioPlayer id={id} onPlayer={setPlayer} />
           {waveform && waveform.length > 0 && <Waveform data={waveform} duration={transcript.duration / 1000} player={player} />}
         </section>
       )}
