@@ -21,7 +21,7 @@ export function notifierDb(sys: TestSystem): Sql {
 }
 
 /**
- * The notifier has applied every event of a stream its copy reads (rooms, meetings, transcripts),
+ * The notifier has applied every event of a stream its consumers read (rooms, meetings, transcripts),
  * including those still in a service's outbox: an HTTP change answers at commit, before the relay
  * publishes its event, and a consumer with nothing pending then is not caught up with it.
  */
@@ -84,6 +84,11 @@ export function endedTranscript(id: string, overrides: Partial<TranscriptState> 
 
 export async function publishCompleted(sys: TestSystem, state: TranscriptState, runId: string, topics = COMPLETED_TOPICS): Promise<string> {
   return publish(sys.prefix, "transcript.completed", { transcript: state, topics, run_id: runId, completed_at: new Date().toISOString() });
+}
+
+/** The transcript is destroyed (after a soft delete by its owner, or by retention). */
+export async function publishDestroyed(sys: TestSystem, state: TranscriptState, reason: "user" | "retention"): Promise<string> {
+  return publish(sys.prefix, "transcript.destroyed", { transcript: state, reason });
 }
 
 /** The deliveries of a transcript once the completion consumer has created `count` of them. */

@@ -1,5 +1,5 @@
-// Event consumers. Copies (rooms, meetings, transcripts) are read models built from the whole
-// history; completions are side effects and start at new events. Handlers only write the notifier's
+// Event consumers. Copies (rooms, meetings) are read models built from the whole history; a
+// destroyed transcript cancels what is pending; completions are side effects and start at new events. Handlers only write the notifier's
 // tables (deliveries are rows the dispatcher works off), so running one twice sends nothing twice.
 import { randomUUID } from "node:crypto";
 import { STREAMS, eventToken, type ScribeEvent } from "@scribe/contracts";
@@ -10,17 +10,7 @@ import { emailConfigured } from "./domain/email";
 import { planCompletion } from "./domain/notifications";
 import { zulipConfigured } from "./channels/zulip";
 import { notifierMetrics } from "./metrics";
-import {
-  cancelPending,
-  insertDelivery,
-  meetingById,
-  meetingCopy,
-  notifyWork,
-  roomById,
-  roomCopy,
-  transcriptCopy,
-  type NewDelivery,
-} from "./store";
+import { cancelPending, insertDelivery, meetingById, meetingCopy, notifyWork, roomById, roomCopy, type NewDelivery } from "./store";
 import type { z } from "zod";
 
 export const SOURCE = "scribe/notifier";
@@ -115,11 +105,7 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     stream: "TRANSCRIPTS",
     deliverPolicy: "all",
     handlers: {
-      "transcript.created": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data, false, rt.clock())),
-      "transcript.updated": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data, false, rt.clock())),
-      "transcript.completed": async (tx, ev) => void (await transcriptCopy.apply(tx, ev.data.transcript, false, rt.clock())),
       "transcript.destroyed": async (tx, ev) => {
-        await transcriptCopy.apply(tx, ev.data.transcript, true, rt.clock());
         // Nothing more about a destroyed transcript leaves Scribe (retention exists for privacy).
         await cancelPending(tx, ev.data.transcript.id, `the transcript was destroyed (${ev.data.reason})`);
       },

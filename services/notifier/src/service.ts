@@ -1,4 +1,4 @@
-// The notifier: keeps copies of rooms, meetings and transcripts, turns completed transcripts into
+// The notifier: keeps copies of rooms and meetings, turns completed transcripts into
 // webhook, e-mail and team-chat deliveries that its dispatcher works off with retries, answers the
 // webhook test and the sharing operations.
 import { INTERNAL_CALLER, roomsOps } from "@scribe/contracts";

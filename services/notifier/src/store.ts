@@ -7,7 +7,6 @@ import {
   type MeetingState,
   roomsOps,
   type RoomEvent,
-  type TranscriptUpdated,
 } from "@scribe/contracts";
 import { defineEntityCopy, type Db, type Sql } from "@scribe/kit";
 import { z } from "zod";
@@ -89,52 +88,6 @@ export async function meetingById(db: Db, id: string): Promise<MeetingCopy | nul
   const [r] = await db`select id, room_id, email_recipients, calendar_event_id, calendar_metadata, version, deleted
     from meeting where id = ${id}`;
   return r ? MeetingRow.parse(r) : null;
-}
-
-/**
- * The transcripts' facts; a destroyed transcript stays destroyed (destroyed_at, final: no later event
- * changes it), a deleted one is only a state (deleted_at) and may be restored.
- */
-export const transcriptCopy = defineEntityCopy<TranscriptFacts, TranscriptUpdated, never>({
-  kind: "transcript",
-  table: "transcript",
-  columns: ["id", "version", "user_id", "room_id", "meeting_id", "recording_id", "share_mode", "created_at", "deleted_at", "deleted"],
-  lookups: ["id"],
-  finalAt: "destroyed_at",
-  rowOf: (t, deleted) => ({
-    id: t.id,
-    version: t.version,
-    user_id: t.user_id,
-    room_id: t.room_id,
-    meeting_id: t.meeting_id,
-    recording_id: t.recording_id,
-    share_mode: t.share_mode,
-    created_at: new Date(t.created_at),
-    deleted_at: t.deleted_at === null ? null : new Date(t.deleted_at),
-    deleted,
-  }),
-});
-
-export interface TranscriptFacts {
-  id: string;
-  version: number;
-  user_id: string | null;
-  room_id: string | null;
-  meeting_id: string | null;
-  share_mode: string;
-  recording_id: string | null;
-  created_at: Date;
-  deleted_at: Date | null;
-  destroyed_at: Date | null;
-  deleted: boolean;
-}
-
-export async function transcriptFacts(db: Db, id: string): Promise<TranscriptFacts | null> {
-  const [r] = await db<
-    TranscriptFacts[]
-  >`select id, version, user_id, room_id, meeting_id, recording_id, share_mode, created_at, deleted_at,
-    destroyed_at, deleted from transcript where id = ${id}`;
-  return r ?? null;
 }
 
 // ---- deliveries -------------------------------------------------------------------------------
