@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
   CALLER_KINDS,
+  DEPLOYMENTS,
   USER_OF,
   everyone,
   expand,
@@ -303,6 +304,10 @@ const documentsLogin =
   (b) =>
     expect(Object.keys(b.paths).includes("/v1/auth/login")).toBe(present);
 
+/** The web app's start-up answer names the deployment's auth mode (no identity provider configured here). */
+const tellsAuthMode: Check = (b, { w }) =>
+  expect(b).toMatchObject({ auth_backend: DEPLOYMENTS[w.deployment].auth, oidc: null, upload: { max_chunks: expect.any(Number) } });
+
 /** A created transcript belongs to the caller (null: anonymous). */
 const ownedByCaller: Check = (b, { w, caller }) =>
   expect(b).toMatchObject({ user_id: userIdOf(w, caller), status: "idle", share_mode: "private" });
@@ -316,6 +321,7 @@ const MISSING_ID = "00000000-0000-4000-8000-000000000000";
 const OPERATIONS = {
   health: { route: "GET /health", request: () => ({ path: "/health" }) },
   openapi: { route: "GET /openapi.json", request: () => ({ path: "/openapi.json" }) },
+  appConfig: { route: "GET /app-config.json", request: () => ({ path: "/app-config.json" }) },
 
   me: { route: "GET /v1/me", request: () => ({ path: "/v1/me" }) },
   login: {
@@ -768,6 +774,7 @@ const ROWS: Row[] = [
   row(O.health, ALL, everyone(200)),
   row(O.openapi, PASSWORD, everyone([200, documentsLogin(true)])),
   row(O.openapi, NO_LOGIN, everyone([200, documentsLogin(false)])),
+  row(O.appConfig, ALL, everyone([200, tellsAuthMode])),
 
   row(O.me, USERS, {
     anon: [200, isNull],

@@ -925,6 +925,23 @@ export interface paths {
         patch: operations["v1_transcript_merge_speaker"];
         trace?: never;
     };
+    "/app-config.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the web app needs before anyone signs in: auth mode, identity provider, upload limits */
+        get: operations["app_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2378,6 +2395,32 @@ export interface components {
             speaker_from: number;
             /** @description Speaker number to merge into */
             speaker_to: number;
+        };
+        AppConfig: {
+            /**
+             * @description How users sign in (AUTH_BACKEND)
+             * @enum {string}
+             */
+            auth_backend: "none" | "jwt" | "password";
+            /** @description The identity provider that signs users in (null: not configured, or its discovery document is unreachable now) */
+            oidc: {
+                provider_name: string;
+                client_id: string;
+                scope: string;
+                issuer: string;
+                authorization_endpoint: string;
+                token_endpoint: string;
+            } | null;
+            /**
+             * @description The identity provider is configured but could not be reached: the app says so instead of offering nothing
+             * @enum {boolean}
+             */
+            oidc_unavailable?: true;
+            /** @description UPLOAD_MAX_CHUNK_BYTES and UPLOAD_MAX_CHUNKS, so the app sizes its chunks to fit */
+            upload: {
+                max_chunk_bytes: number;
+                max_chunks: number;
+            };
         };
     };
     responses: never;
@@ -6735,6 +6778,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    app_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppConfig"];
                 };
             };
         };

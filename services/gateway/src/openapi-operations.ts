@@ -27,6 +27,7 @@ export const OPERATIONS: Record<string, OperationReference> = {
   v1_create_api_key: { summary: "Create an API key (the key is shown once)", access: "user" },
   v1_delete_api_key: { summary: "Delete one of my API keys", access: "user" },
   v1_get_config: { summary: "Features this installation offers", access: "none" },
+  app_config: { summary: "What the web app needs before anyone signs in: auth mode, identity provider, upload limits", access: "none" },
 
   v1_rooms_list: { summary: "List my rooms and shared rooms", access: "public" },
   v1_rooms_create: { summary: "Create a room", access: "user", errors: [400] },

@@ -1,28 +1,15 @@
 // What the gateway tells the app at start-up (GET /app-config.json): the auth mode, the identity
 // provider's endpoints when it signs users in, and the upload limits. Fetched once per page load.
+import { ok, type Schemas } from "@scribe/client";
 import { useEffect, useState } from "preact/hooks";
+import { api } from "./api";
 
-export interface AppConfig {
-  auth_backend: "none" | "jwt" | "password";
-  oidc: {
-    provider_name: string;
-    client_id: string;
-    scope: string;
-    issuer: string;
-    authorization_endpoint: string;
-    token_endpoint: string;
-  } | null;
-  oidc_unavailable?: true;
-  upload: { max_chunk_bytes: number; max_chunks: number };
-}
+export type AppConfig = Schemas["AppConfig"];
 
 let loading: Promise<AppConfig> | null = null;
 
 export function appConfig(): Promise<AppConfig> {
-  loading ??= fetch("/app-config.json").then(async (res) => {
-    if (!res.ok) throw new Error(`app-config.json: HTTP ${res.status}`);
-    return (await res.json()) as AppConfig;
-  });
+  loading ??= ok(api.GET("/app-config.json"));
   return loading;
 }
 
