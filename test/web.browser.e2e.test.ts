@@ -144,6 +144,54 @@ describe("the web app served by the gateway", () => {
     await page.close();
   });
 
+  it("pages through the list, and shows the trash with restore", async () => {
+    const { page, problems } = await watchedPage();
+    await signIn(page);
+    const token = await storedToken(page);
+    const api = (path: string, method = "GET", body?: unknown) =>
+      fetch(`${sys.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const ids: string[] = [];
+    for (let i = 1; i <= 21; i++) {
+      const created = await api("/v1/transcripts", "POST", { name: `Paged ${i}` });
+      ids.push(((await created.json()) as { id: string }).id);
+    }
+    const searchTotal = async (query: string) => ((await (await api(`/v1/transcripts/search?${query}`)).json()) as { total: number }).total;
+    await expect.poll(() => searchTotal("q="), { timeout: 30_000 }).toBeGreaterThan(21);
+    const total = await searchTotal("q=");
+
+    await page.goto(`${sys.baseUrl}/transcripts`);
+    const pages = page.getByRole("navigation", { name: "Pages" });
+    await pages.getByText(`1–20 of ${total}`).waitFor();
+    expect(await page.locator("article[data-transcript-id]").count()).toBe(20);
+    expect(await pages.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
+    await pages.getByRole("button", { name: "Next" }).click();
+    await pages.getByText(`21–${total} of ${total}`).waitFor();
+    expect(await page.locator("article[data-transcript-id]").count()).toBe(total - 20);
+    expect(await pages.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    await pages.getByRole("button", { name: "Previous" }).click();
+    await pages.getByText(`1–20 of ${total}`).waitFor();
+
+    // Deleted through the API: in the trash only, and back in the list after Restore.
+    const deleted = ids[0]!;
+    expect((await api(`/v1/transcripts/${deleted}`, "DELETE")).status).toBe(200);
+    await expect.poll(() => searchTotal("q=&include_deleted=true"), { timeout: 30_000 }).toBe(1);
+    await page.getByRole("switch", { name: "Show trash" }).check();
+    await page.getByRole("heading", { name: "Trash", level: 1 }).waitFor();
+    const trashed = page.locator(`article[data-transcript-id="${deleted}"]`);
+    await trashed.waitFor();
+    expect(await page.locator("article[data-transcript-id]").count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, "transcripts-trash.png"), fullPage: true });
+    await trashed.getByRole("button", { name: "Restore" }).click();
+    await page.getByText("No transcripts.").waitFor();
+    expect((await api(`/v1/transcripts/${deleted}`)).status).toBe(200);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("sends a user whose token stopped working to sign-in with a message, and back to where they were", async () => {
     const { page, problems } = await watchedPage();
     await signIn(page);

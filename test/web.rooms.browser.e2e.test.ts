@@ -245,6 +245,17 @@ describe("rooms", { timeout: 120_000 }, () => {
     const item = page.locator("article[data-transcript-id]", { hasText: "journey" });
     await item.waitFor();
     expect(await item.textContent()).toContain("room");
+
+    // The list's filters: this room's transcripts, and by kind (a room's recording is not an upload).
+    const items = page.locator("article[data-transcript-id]");
+    await page.getByRole("combobox", { name: "Room", exact: true }).selectOption({ label: "journey" });
+    await expect.poll(() => items.count()).toBe(1);
+    await item.waitFor();
+    await page.getByRole("combobox", { name: "Kind", exact: true }).selectOption({ label: "Uploads" });
+    await page.getByText("No transcripts.").waitFor();
+    await page.getByRole("combobox", { name: "Kind", exact: true }).selectOption({ label: "Rooms" });
+    await item.waitFor();
+    expect(await items.count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -266,7 +277,7 @@ describe("rooms", { timeout: 120_000 }, () => {
     await page.close();
   });
 
-  it("loads every page with no console error and no failed API call (screenshots of each)", async () => {
+  it("loads every page with no console error and no failed API call, fitting a phone's width (screenshots of each)", async () => {
     const room = await roomNamed("journey");
     const { data } = await admin.GET("/v1/transcripts/search", { params: { query: { q: "", room_id: room.id } } });
     const transcriptId = data!.results[0]!.id;
@@ -289,6 +300,14 @@ describe("rooms", { timeout: 120_000 }, () => {
       await page.waitForLoadState("networkidle");
       expect(problems, path).toEqual([]);
       await screenshots(page, shot);
+      // Responsive: on a phone's width nothing sticks out sideways (no horizontal scrolling).
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+        ),
+        path,
+      ).toBeLessThanOrEqual(390);
       await page.close();
     }
   });

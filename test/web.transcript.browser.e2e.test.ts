@@ -31,6 +31,7 @@ type Word = { start: number; end: number; speaker: number };
 /** What the tests read of the page's <audio> element (the test code has no DOM types). */
 type Audio = { currentTime: number; paused: boolean; duration: number };
 type Storage = { localStorage: { setItem(key: string, value: string): void } };
+type FocusCheck = { document: { activeElement: { matches(selector: string): boolean; getAttribute(name: string): string | null } | null } };
 const alice = () => sys.client("alice");
 const transcript = { params: { path: { transcript_id: "" } } };
 const wordsOf = async (): Promise<Word[]> => {
@@ -147,6 +148,48 @@ describe("the transcript page", () => {
     const { time, duration } = await audioState(page);
     expect(Math.abs(time - duration * 0.75)).toBeLessThan(duration * 0.05);
     expect(Number(await waveform.getAttribute("aria-valuenow"))).toBe(Math.floor(time));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("works from the keyboard: Tab reaches a word and the waveform, Enter plays, arrows seek, Escape cancels a dialog", async () => {
+    const { page, problems } = await open("alice");
+    await expect.poll(async () => Number.isFinite((await audioState(page)).duration)).toBe(true);
+    /** Presses Tab until the focused element matches `selector` (reachable in the tab order), at most 80 times. */
+    async function tabTo(selector: string): Promise<void> {
+      for (let presses = 0; presses < 80; presses++) {
+        await page.keyboard.press("Tab");
+        if (await page.evaluate((s) => (globalThis as unknown as FocusCheck).document.activeElement?.matches(s) ?? false, selector)) return;
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    }
+
+    await tabTo(".waveform");
+    await page.keyboard.press("End");
+    await expect.poll(async () => (await audioState(page)).time).toBeGreaterThan(1);
+    await page.keyboard.press("Home");
+    await expect.poll(async () => (await audioState(page)).time).toBe(0);
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(async () => (await audioState(page)).time).toBe(5);
+
+    await tabTo(".word");
+    await page.keyboard.press("Tab");
+    const start = Number(
+      await page.evaluate(() => (globalThis as unknown as FocusCheck).document.activeElement?.getAttribute("data-start")),
+    );
+    expect(start).toBeGreaterThan(0);
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => (await audioState(page)).paused).toBe(false);
+    expect((await audioState(page)).time).toBeGreaterThanOrEqual(start - 0.05);
+    await player(page).evaluate((a: Audio & { pause(): void }) => a.pause());
+
+    // The delete confirmation is a modal the keyboard can leave: Escape cancels, nothing is deleted.
+    await page.getByRole("button", { name: "Delete" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog").waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+    expect((await alice().GET("/v1/transcripts/{transcript_id}", transcript)).response.status).toBe(200);
     expect(problems).toEqual([]);
     await page.close();
   });

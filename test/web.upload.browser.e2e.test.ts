@@ -1,7 +1,8 @@
 // The web app's Upload and Live recording pages in a real browser, signed in through the identity
 // provider (AUTH_BACKEND=jwt, the simulator): a synthesised meeting is uploaded with a progress bar,
 // the page shows its processing status as it changes and opens the finished transcript with the
-// spoken words; a file without audio is refused with the API's message.
+// spoken words, where a click on a word plays it, a speaker is named and a spoken word finds it in
+// the list (issue 17's journey); a file without audio is refused with the API's message.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,8 +108,51 @@ describe("Upload", () => {
         .poll(async () => vocabularyShare(meetingWords, (await main.textContent()) ?? ""), { timeout: 60_000 })
         .toBeGreaterThanOrEqual(0.5);
       const token = await storedToken(page);
-      const t = await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const asUser = { headers: { authorization: `Bearer ${token}` } };
+      const t = await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, asUser)).json();
       expect(t).toMatchObject({ status: "ended", name: "Launch stand-up", source_kind: "file" });
+
+      // The rest of the journey: a click on a word plays the recording from there…
+      const word = page.locator(".word").nth(8);
+      const start = Number(await word.getAttribute("data-start"));
+      await word.click();
+      const audio = () =>
+        page.locator("audio").evaluate((a: { currentTime: number; paused: boolean }) => ({ time: a.currentTime, paused: a.paused }));
+      await expect.poll(async () => (await audio()).paused).toBe(false);
+      expect((await audio()).time).toBeGreaterThanOrEqual(start - 0.05);
+      expect((await audio()).time).toBeLessThan(start + 3);
+      await page.locator("audio").evaluate((a: { pause(): void }) => a.pause());
+      // …a speaker gets a name…
+      await page.getByText("Speakers", { exact: true }).click();
+      await page.getByLabel("Speaker 0").fill("Alice");
+      await page.getByLabel("Speaker 0").press("Enter");
+      await expect
+        .poll(async () =>
+          ((await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, asUser)).json()) as { name: string }[]).map(
+            (p) => p.name,
+          ),
+        )
+        .toContain("Alice");
+      // …and a word that was spoken finds the transcript in the list, highlighted.
+      const words = (await page.locator(".word").allTextContents()).map((w) => w.trim().replace(/[^\p{L}\p{N}]/gu, ""));
+      const spoken = words.find((w) => w.length >= 6)!; // not a stop word ("the"), which full-text search ignores
+      // The search index follows the transcript's events: it has the words once the API finds them there.
+      await expect
+        .poll(
+          async () => {
+            const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=${encodeURIComponent(spoken)}`, asUser);
+            return ((await res.json()) as { results: { id: string }[] }).results.some((r) => r.id === id);
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true);
+      await page.getByRole("link", { name: "Transcripts" }).click();
+      await page.getByLabel("Search transcripts").fill(spoken);
+      await page.getByRole("button", { name: "Search" }).click();
+      const found = page.locator(`article[data-transcript-id="${id}"]`);
+      await found.waitFor({ timeout: 60_000 });
+      expect((await found.locator("mark").first().textContent())?.toLowerCase()).toBe(spoken.toLowerCase());
+      await screenshots(page, "journey-search");
       expect(problems).toEqual([]);
       await page.close();
     },

@@ -50,7 +50,8 @@ export function TranscriptList() {
   async function restore(id: string) {
     const { error: failure } = await api.POST("/v1/transcripts/{transcript_id}/restore", { params: { path: { transcript_id: id } } });
     if (failure) return setError(describeError(failure));
-    setReload((n) => n + 1);
+    // Out of the trash now; the search index, which the list reads, follows a moment later.
+    setPage((shown) => shown && { ...shown, results: shown.results.filter((t) => t.id !== id), total: shown.total - 1 });
   }
 
   return (
