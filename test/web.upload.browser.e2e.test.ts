@@ -124,8 +124,9 @@ describe("Upload", () => {
       await page.locator("audio").evaluate((a: { pause(): void }) => a.pause());
       // …a speaker gets a name…
       await page.getByText("Speakers", { exact: true }).click();
-      await page.getByLabel("Speaker 0").fill("Alice");
-      await page.getByLabel("Speaker 0").press("Enter");
+      await page.getByLabel("New participant's name").fill("Alice");
+      await page.getByLabel("Their speaker in the recording").selectOption("0");
+      await page.getByRole("button", { name: "Add participant" }).click();
       await expect
         .poll(async () =>
           ((await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, asUser)).json()) as { name: string }[]).map(
