@@ -304,9 +304,15 @@ describe("rooms", { timeout: 120_000 }, () => {
       await page.setViewportSize({ width: 390, height: 844 });
       const overflow = await page.evaluate(() => {
         type El = { tagName: string; className: string; getBoundingClientRect(): { right: number }; children: ArrayLike<El> };
-        const doc = (globalThis as unknown as { document: { documentElement: El & { scrollWidth: number }; querySelectorAll(s: string): ArrayLike<El> } }).document;
+        const doc = (
+          globalThis as unknown as {
+            document: { documentElement: El & { scrollWidth: number }; querySelectorAll(s: string): ArrayLike<El> };
+          }
+        ).document;
         const wide = Array.from(doc.querySelectorAll("body *"))
-          .filter((e) => e.getBoundingClientRect().right > 390 && !Array.from(e.children).some((c) => c.getBoundingClientRect().right > 390))
+          .filter(
+            (e) => e.getBoundingClientRect().right > 390 && !Array.from(e.children).some((c) => c.getBoundingClientRect().right > 390),
+          )
           .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).replace(/ /g, ".")}`);
         return { width: doc.documentElement.scrollWidth, wide: wide.slice(0, 5) };
       });
