@@ -36,7 +36,7 @@ import {
   activeMeetingsOfRoom,
   guestInCall,
   insertMeeting,
-  withMeetingCreationLock,
+  lockRoomForMeetingCreation,
   meetingById,
   meetingHasDenial,
   newestMeetingOfCalendarEvent,
@@ -67,8 +67,9 @@ async function meetingInRoom(db: Db, room: RoomRecord, meetingId: string): Promi
 }
 
 export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms, clock: Clock): void {
-  /** Create the meeting on the room's platform, then store it: called under the room's creation lock. */
+  /** Create the meeting on the room's platform and store it, under the room's creation lock. */
   async function createOnPlatform(
+    tx: Db,
     room: RoomRecord,
     now: Date,
     times: { start: Date; end: Date },
@@ -84,25 +85,24 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms,
       now,
     });
     const meeting = newMeetingState({ room, created, now, startDate: times.start, endDate: times.end, calendar });
-    await sql.begin(async (tx) => {
-      await insertMeeting(tx, meeting);
-      await emit(tx, makeEvent("meeting.created", meeting, { source: SOURCE, time: now }));
-    });
+    await insertMeeting(tx, meeting);
+    await emit(tx, makeEvent("meeting.created", meeting, { source: SOURCE, time: now }));
     return meeting;
   }
 
   rpc.handle(meetingsOps.create, async ({ caller, room_name, allow_duplicated }) => {
     const now = clock();
     const room = await roomNamed(sql, room_name, now);
-    const meeting = await withMeetingCreationLock(sql, room.id, async () => {
+    const meeting = await sql.begin(async (tx) => {
+      await lockRoomForMeetingCreation(tx, room.id);
       // Read the room again under the lock: its settings decide reuse.
-      const current = (await roomById(sql, room.id, now)) ?? room;
+      const current = (await roomById(tx, room.id, now)) ?? room;
       if (!allow_duplicated) {
-        const [newest] = await activeMeetingsOfRoom(sql, current.id, now);
+        const [newest] = await activeMeetingsOfRoom(tx, current.id, now);
         // A meeting whose settings no longer match the room stays active; a new one is made (§3.1).
         if (newest && matchesRoomSettings(newest, current)) return newest;
       }
-      return createOnPlatform(current, now, { start: now, end: new Date(now.getTime() + MEETING_LENGTH_MS) });
+      return createOnPlatform(tx, current, now, { start: now, end: new Date(now.getTime() + MEETING_LENGTH_MS) });
     });
     return meetingFor(meeting, seesFullMeeting(room, caller));
   });
@@ -111,12 +111,13 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms,
     const now = clock();
     const room = await roomById(sql, room_id, now);
     if (!room) throw NotFound("Room not found");
-    const meeting = await withMeetingCreationLock(sql, room.id, async () => {
-      const existing = await newestMeetingOfCalendarEvent(sql, calendar_event.id);
+    const meeting = await sql.begin(async (tx) => {
+      await lockRoomForMeetingCreation(tx, room.id);
+      const existing = await newestMeetingOfCalendarEvent(tx, calendar_event.id);
       // Idempotent per event; an inactive meeting is never reactivated, only replaced when asked.
       if (existing && (existing.is_active || !replace_inactive)) return existing;
       const times = calendarMeetingTimes(calendar_event);
-      return createOnPlatform((await roomById(sql, room.id, now)) ?? room, now, times, {
+      return createOnPlatform(tx, (await roomById(tx, room.id, now)) ?? room, now, times, {
         eventId: calendar_event.id,
         metadata: calendarMetadataOf(calendar_event),
         scheduledEnd: times.scheduledEnd,

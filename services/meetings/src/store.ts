@@ -1,39 +1,24 @@
 // SQL of the meetings service; nothing else in the service touches the database.
 import { CalendarMetadata, MeetingState } from "@scribe/contracts";
-import { Conflict, Unavailable, type Db, type Sql } from "@scribe/kit";
+import { Conflict, Unavailable, type Db } from "@scribe/kit";
 import { normalizeRecipients } from "./domain/meetings";
 import type { OpenStay } from "./domain/presence";
 
 // ---------------------------------------------------------------------------------------- rooms
 
-const CREATE_LOCK = "scribe:meetings:create";
-
 /**
  * Serialise meeting creation per room (reuse-or-create must see the other's meeting), waiting at
- * most 5 s like the reference's lock; then the caller is asked to retry (503). The lock is the
- * session's, on a reserved connection, so the platform is asked with no transaction open (issue 14.6).
+ * most 5 s like the reference's lock; then the caller is asked to retry (503).
  */
-export async function withMeetingCreationLock<T>(sql: Sql, roomId: string, work: () => Promise<T>): Promise<T> {
-  const session = await sql.reserve();
+export async function lockRoomForMeetingCreation(tx: Db, roomId: string): Promise<void> {
+  await tx`set local lock_timeout = '5s'`;
   try {
-    await session`set lock_timeout = '5s'`;
-    try {
-      await session`select pg_advisory_lock(hashtext(${CREATE_LOCK}), hashtext(${roomId}))`;
-    } catch (e) {
-      if ((e as { code?: string }).code === "55P03") throw Unavailable("Meeting creation in progress, please try again", e);
-      throw e;
-    } finally {
-      await session`reset lock_timeout`;
-    }
-    try {
-      return await work();
-    } finally {
-      // A connection lost meanwhile took the lock with it: nothing left to release.
-      await session`select pg_advisory_unlock(hashtext(${CREATE_LOCK}), hashtext(${roomId}))`.catch(() => undefined);
-    }
-  } finally {
-    session.release();
+    await tx`select pg_advisory_xact_lock(hashtext('scribe:meetings:create'), hashtext(${roomId}))`;
+  } catch (e) {
+    if ((e as { code?: string }).code === "55P03") throw Unavailable("Meeting creation in progress, please try again", e);
+    throw e;
   }
+  await tx`set local lock_timeout = 0`;
 }
 
 // ------------------------------------------------------------------------------------- meetings
