@@ -17,6 +17,8 @@ dest=$(cd "$dest" && pwd)
 # runs. Development-only packages (simulators, test and bench) are left out: the image must not need them.
 cp "$src/package.json" "$src/pnpm-lock.yaml" "$src/pnpm-workspace.yaml" "$src/.npmrc" "$src/tsconfig.json" "$dest/"
 cp -R "$src/migrations" "$dest/migrations"
+# pnpm applies patches/ (patchedDependencies in pnpm-workspace.yaml) while installing: without them the lockfile does not match.
+cp -R "$src/patches" "$dest/patches"
 for dir in "$src"/packages/* "$src"/services/*; do
   name=$(basename "$dir")
   group=$(basename "$(dirname "$dir")")
