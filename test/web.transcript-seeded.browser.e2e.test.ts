@@ -208,8 +208,11 @@ describe("media tokens for the recording's address", () => {
     await playWord(page, 12.5);
     const first = new URL((await state()).src);
     expect(first.pathname).toBe(mp3Path(id));
-    expect(first.searchParams.get("token")).toBeTruthy();
     expect(first.searchParams.get("token")).not.toBe(bearer);
+    // The player's address is a working media token for this recording: it answers the API's mp3 bytes on its own.
+    const byPlayerAddress = await anonymous(`${first.pathname}${first.search}`);
+    expect(byPlayerAddress.status).toBe(200);
+    expect(Buffer.from(await byPlayerAddress.arrayBuffer()).equals(mp3)).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, "transcript-page-audio.png"), fullPage: true });
 
     // The download is saved from a fresh media-token address too, with the API's bytes.
