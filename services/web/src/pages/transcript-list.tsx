@@ -19,6 +19,8 @@ export function TranscriptList() {
   const [offset, setOffset] = useState(0);
   const [rooms, setRooms] = useState<Schemas["Room"][]>([]);
   const [page, setPage] = useState<Schemas["SearchResponse"] | null>(null);
+  // The offset of the page on screen: `offset` moves on a click, the rows and their range only when the next page arrives.
+  const [shownOffset, setShownOffset] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
   const liveStatus = useLiveStatuses(page?.results ?? [], () => setReload((n) => n + 1));
@@ -41,6 +43,7 @@ export function TranscriptList() {
       if (!current) return;
       setError(data ? null : describeError(failure));
       setPage(data ?? null);
+      setShownOffset(offset);
     });
     return () => {
       current = false;
@@ -125,12 +128,12 @@ export function TranscriptList() {
         </article>
       ))}
       {page && page.total > PAGE_SIZE && (
-        <nav aria-label="Pages">
+        <nav aria-label="Pages" aria-busy={offset !== shownOffset}>
           <button class="outline" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
             Previous
           </button>{" "}
           <span>
-            {offset + 1}–{Math.min(offset + PAGE_SIZE, page.total)} of {page.total}
+            {shownOffset + 1}–{Math.min(shownOffset + PAGE_SIZE, page.total)} of {page.total}
             {page.total_capped ? "+" : ""}
           </span>{" "}
           <button
