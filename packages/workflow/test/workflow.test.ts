@@ -206,22 +206,28 @@ describe("failures", () => {
 
   it("retries a failed run from its failed step, keeping the outputs of steps that succeeded", async () => {
     let firstCalls = 0;
-    let healthy = false;
+    let secondCalls = 0;
+    // The retried attempt waits here, so the run is still in flight when the second retry is asked for
+    // (a retried attempt that failed again would make that second retry legal).
+    let recover!: () => void;
+    const recovered = new Promise<void>((resolve) => (recover = resolve));
     const wf = workflow("retryable", Input)
       .step("first", {}, async () => {
         firstCalls++;
         return 41;
       })
       .step("second", { after: ["first"], maxAttempts: 1 }, async (ctx) => {
-        if (!healthy) throw new Error("backend down");
+        if (++secondCalls === 1) throw new Error("backend down");
+        await recovered;
         return ctx.parents.first + 1;
       })
       .build();
     await t.worker([wf]);
     const { runId } = await startRun(t.sql, wf, { name: "x" });
     await runStatus(runId, "failed");
-    await expect(retryRun(t.sql, runId).then(() => retryRun(t.sql, runId))).rejects.toMatchObject({ kind: "conflict" });
-    healthy = true;
+    await retryRun(t.sql, runId);
+    await expect(retryRun(t.sql, runId)).rejects.toMatchObject({ kind: "conflict" });
+    recover();
     const run = await runStatus(runId, "succeeded");
     expect(firstCalls).toBe(1);
     expect(run.error).toBeNull();
