@@ -91,6 +91,9 @@ export const BaseConfig = z.object({
   CONSUMER_MAX_DELIVER: envInt(8, 1, 1000).describe("deliveries of a failing event before it is dead-lettered"),
   CONSUMER_ACK_WAIT_MS: envInt(30000, 1000).describe("time a consumer has to acknowledge an event before redelivery"),
   OUTBOX_POLL_MS: envInt(1000, 10).describe("outbox relay poll interval when no NOTIFY arrives"),
+  OUTBOX_REFUSED_RETRY_MS: envInt(600_000, 1000).describe(
+    "how long an event the message server refused for good (over its max_payload) waits before it is tried again",
+  ),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 

@@ -11,6 +11,11 @@ export function counter(name: string, help: string, labelNames: string[] = []) {
 
 export const metrics = {
   outboxPublished: counter("scribe_outbox_published_total", "events published by the outbox relay", ["service"]),
+  outboxRefused: counter(
+    "scribe_outbox_refused_total",
+    "events the message server refused for good (over its max_payload), set aside and retried later",
+    ["service"],
+  ),
   eventsApplied: counter("scribe_events_applied_total", "events applied by consumers", ["consumer", "outcome"]),
   deadLettered: counter("scribe_events_dead_lettered_total", "events sent to the dead-letter stream", ["consumer"]),
   rpcHandled: counter("scribe_rpc_handled_total", "request/reply operations handled", ["op", "outcome"]),

@@ -116,7 +116,14 @@ export async function startService<S extends z.ZodObject>(
     cleanup.unshift(() => bus.close());
     opts.progress?.(null);
 
-    const relay = new OutboxRelay({ sql, bus, schema: def.name, log, pollMs: config.OUTBOX_POLL_MS });
+    const relay = new OutboxRelay({
+      sql,
+      bus,
+      schema: def.name,
+      log,
+      pollMs: config.OUTBOX_POLL_MS,
+      refusedRetryMs: config.OUTBOX_REFUSED_RETRY_MS,
+    });
     const rpc = new RpcServer(bus, log, `scribe-${def.name}`);
     const consumers: ConsumerRunner[] = [];
     const stopHooks: (() => Promise<void>)[] = [];

@@ -99,4 +99,32 @@ describe("transactional outbox", () => {
     await eventually(async () => (await publishedIds()).length === 1, { timeoutMs: 5000 });
     await r.stop();
   });
+
+  it("sets aside an event the server refuses for its size, publishes the rest in order, and tries it again later", async () => {
+    await purge();
+    const before = [roomEvent(6000), roomEvent(6001)];
+    const huge = makeEvent("room.created", sampleRoom(6002, { name: "x".repeat(env.bus.nc.info!.max_payload) }), {
+      source: "test",
+      time: new Date(),
+    });
+    const after = [roomEvent(6003)];
+    await write([...before, huge, ...after], 1);
+    const r = relay({ refusedRetryMs: 60_000 });
+    expect(await r.drainOnce()).toBe(4);
+    // Later events are not held back by the refused one.
+    expect(await publishedIds()).toEqual([...before, ...after].map((e) => e.event.id));
+    const aside = await env.sql<{ event_id: string; refused_error: string }[]>`select event_id, refused_error from outbox`;
+    expect(aside).toEqual([{ event_id: huge.event.id, refused_error: expect.stringMatching(/max_payload/) }]);
+    // Within the retry interval it is not tried again: the relay goes on with newer events.
+    const next = roomEvent(6004);
+    await write([next]);
+    expect(await r.drainOnce()).toBe(1);
+    expect(await publishedIds()).toEqual([...before, ...after, next].map((e) => e.event.id));
+
+    // Once the interval has passed it is tried again (here it now fits, as after max_payload was raised).
+    await env.sql`update outbox set refused_at = now() - interval '2 minutes', payload = ${JSON.stringify(roomEvent(6005).event)}`;
+    expect(await r.drainOnce()).toBe(1);
+    expect(await publishedIds()).toHaveLength(5);
+    expect((await env.sql`select count(*)::int as n from outbox`)[0]!.n).toBe(0);
+  });
 });

@@ -22,6 +22,8 @@ export interface RelayOptions {
   batchSize?: number;
   /** Fallback poll when a NOTIFY was missed (e.g. the listen connection was re-established). */
   pollMs?: number;
+  /** How long an event the server refused for good waits before it is tried again. */
+  refusedRetryMs?: number;
   /** Test hook: runs after a batch is published and before it is removed (simulates a crash there). */
   afterPublish?: (eventIds: string[]) => void | Promise<void>;
 }
@@ -35,10 +37,12 @@ export class OutboxRelay {
   private unlisten: (() => Promise<void>) | null = null;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly refusedRetryMs: number;
 
   constructor(private readonly opts: RelayOptions) {
     this.batchSize = opts.batchSize ?? 1000;
     this.pollMs = opts.pollMs ?? 1000;
+    this.refusedRetryMs = opts.refusedRetryMs ?? 600_000;
   }
 
   async start(): Promise<void> {
@@ -110,15 +114,40 @@ export class OutboxRelay {
       if (!lock?.ok) return -1;
       const rows = await tx<{ seq: string; event_id: string; subject: string; payload: string }[]>`
         select seq, event_id, subject, payload from outbox
+        where refused_at is null or refused_at <= now() - make_interval(secs => ${this.refusedRetryMs / 1000})
         order by seq limit ${this.batchSize}
         for update skip locked`;
       if (rows.length === 0) return 0;
       // Pipelined: all publishes in flight at once, acks awaited together.
-      await Promise.all(rows.map((r) => bus.js.publish(bus.subject(r.subject), r.payload, { msgID: r.event_id })));
+      const outcomes = await Promise.allSettled(rows.map((r) => bus.js.publish(bus.subject(r.subject), r.payload, { msgID: r.event_id })));
+      const refused: { row: (typeof rows)[number]; error: string }[] = [];
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome.status === "fulfilled") continue;
+        // Anything but a refusal for good (a timeout, a lost connection) retries the whole batch;
+        // what was published meanwhile is dropped by JetStream as a duplicate (Nats-Msg-Id).
+        if (!refusedForGood(outcome.reason)) throw outcome.reason;
+        refused.push({ row: rows[i]!, error: String((outcome.reason as Error).message ?? outcome.reason) });
+      }
       await this.opts.afterPublish?.(rows.map((r) => r.event_id));
-      await tx`delete from outbox where seq = any(${rows.map((r) => r.seq)}::bigint[])`;
-      metrics.outboxPublished.inc({ service: schema }, rows.length);
+      const published = rows.filter((r) => !refused.some((x) => x.row === r));
+      await tx`delete from outbox where seq = any(${published.map((r) => r.seq)}::bigint[])`;
+      for (const { row, error } of refused) {
+        await tx`update outbox set refused_at = now(), refused_error = ${error} where seq = ${row.seq}`;
+        metrics.outboxRefused.inc({ service: schema });
+        // The payload stays out of the log: it may hold a transcript's words.
+        this.opts.log.error(
+          { eventId: row.event_id, subject: row.subject, bytes: Buffer.byteLength(row.payload), error, retryInMs: this.refusedRetryMs },
+          "the message server refused an event for good; it is set aside and tried again later (raise NATS max_payload if it is over it)",
+        );
+      }
+      metrics.outboxPublished.inc({ service: schema }, published.length);
       return rows.length;
     });
   }
+}
+
+/** A publish the server will refuse however often it is tried: the message is over max_payload. */
+function refusedForGood(e: unknown): boolean {
+  const message = String((e as Error | undefined)?.message ?? "");
+  return /max_payload|maximum payload|message size exceeds/i.test(message);
 }
