@@ -33,13 +33,22 @@ export interface FeedListener {
 class Member {
   /** Live entries that arrived while the replay ran; null once the socket is live. */
   private pending: Entry[] | null = [];
+  /**
+   * The highest stream sequence handed to this member. An ordered consumer that recreates itself
+   * (missed heartbeats on a loaded server) may hand an entry again; it must not reach the socket twice.
+   */
+  private lastSeq: number;
 
   constructor(
     readonly listener: FeedListener,
     readonly boundary: number,
-  ) {}
+  ) {
+    this.lastSeq = boundary;
+  }
 
   deliver(e: Entry): void {
+    if (e.seq <= this.lastSeq) return;
+    this.lastSeq = e.seq;
     if (this.pending) this.pending.push(e);
     else this.listener.send({ event: e.entry.event, data: e.entry.data });
   }
@@ -134,7 +143,7 @@ class Feed {
     this.reader = new EntryReader(bus, log, transcriptId);
     this.reader
       .read(startAfter + 1, (e, seq) => {
-        this.lastSeq = seq;
+        this.lastSeq = Math.max(this.lastSeq, seq);
         if (e) for (const m of this.members) m.deliver(e);
         return true;
       })
@@ -173,8 +182,12 @@ class Feed {
       last_by_subj: subjectOf(this.bus, this.transcriptId),
     });
     if (last && member.boundary > 0) {
+      let readUpTo = 0;
       await reader.read(0, (e, seq, pending) => {
         if (seq > member.boundary) return false;
+        // Handed again by a recreated ordered consumer (see Member.lastSeq).
+        if (seq <= readUpTo) return true;
+        readUpTo = seq;
         if (e && seq <= connectedAtSeq) stored.add(e.entry);
         else if (e) liveDuringReplay.push({ event: e.entry.event, data: e.entry.data });
         // pending counts only this transcript's subject: 0 means its log is read.
