@@ -62,7 +62,15 @@ export const BadRequest = (detail: string) => new AppError("bad_request", detail
 export const Invalid = (detail: string | ValidationError[]) => new AppError("invalid", detail);
 export const TooLarge = (detail: string) => new AppError("too_large", detail);
 export const TooManyRequests = (detail: string) => new AppError("rate_limited", detail);
-export const Unavailable = (detail: string, cause?: unknown) => new AppError("unavailable", detail, { cause });
+/** What a client is told to wait (Retry-After) when the service, its database or a platform is briefly out of reach. */
+export const RETRY_AFTER_SECONDS = 5;
+/**
+ * Something the request needs is out of reach for now (a service, the database, a platform): 503
+ * with a Retry-After, so clients wait rather than hammer or give up. `retryAfterSeconds: null` for
+ * what waiting will not mend (a platform that is not configured).
+ */
+export const Unavailable = (detail: string, cause?: unknown, retryAfterSeconds: number | null = RETRY_AFTER_SECONDS) =>
+  new AppError("unavailable", detail, { cause, ...(retryAfterSeconds === null ? {} : { retryAfterSeconds }) });
 /** A platform or provider we depend on refused or failed (the detail says which and why). */
 export const UpstreamFailed = (detail: string, cause?: unknown) => new AppError("upstream", detail, { cause });
 
@@ -92,9 +100,6 @@ export function refusedValue(e: unknown): unknown {
   if (typeof code !== "string" || !code.startsWith("22")) return e;
   return Invalid([{ loc: ["body"], msg: `Value not accepted: ${(e as Error).message}`, type: "value_error" }]);
 }
-
-/** What a client is told to wait (Retry-After) when a service cannot reach its database. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** postgres.js's own codes for a connection that could not be made or was lost. */
 const LOST_CONNECTION_CODES = new Set([
@@ -129,10 +134,6 @@ export function isDatabaseUnreachable(e: unknown): boolean {
  * database out of reach (503 with Retry-After). Other errors are returned as they are.
  */
 export function knownFailure(e: unknown): unknown {
-  if (isDatabaseUnreachable(e))
-    return new AppError("unavailable", "The service cannot reach its database; try again shortly", {
-      cause: e,
-      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
-    });
+  if (isDatabaseUnreachable(e)) return Unavailable("The service cannot reach its database; try again shortly", e);
   return refusedValue(e);
 }

@@ -58,7 +58,7 @@ export class PlatformHttp {
 
   async call<S extends z.ZodType>(op: string, call: CallOptions<S>): Promise<z.infer<S>> {
     const { platform, baseUrl, apiKey, apiKeyVariable, timeoutMs, retries, log } = this.opts;
-    if (!apiKey) throw Unavailable(`${platform} is not configured: set ${apiKeyVariable}`);
+    if (!apiKey) throw Unavailable(`${platform} is not configured: set ${apiKeyVariable}`, undefined, null);
     const url = new URL(`${baseUrl.replace(/\/+$/, "")}${call.path}`);
     for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
     let res;
