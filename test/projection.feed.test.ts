@@ -205,6 +205,26 @@ describe("deletions in the change feed", () => {
   });
 });
 
+describe("state writes outside a transaction", () => {
+  it("never deadlock: the feed lock is taken before the row's (one statement per state, even with its WebVTT)", async () => {
+    // Each write on the pool runs alone on some connection: a state sent as two statements (state,
+    // then WebVTT) ran them on two connections at once, the WebVTT update locking the row and then
+    // waiting in the trigger for the feed lock the upsert held while it waited for the row.
+    const lanes = Array.from({ length: 4 }, async () => {
+      for (let n = 0; n < 40; n++) {
+        const t = newTranscript({ user_id: OWNER.userId, webvtt: "WEBVTT\n\n00:00.000 --> 00:01.000\none" });
+        await write(sql, t, { lockFirst: true });
+        await write(
+          sql,
+          { ...t, version: 2, deleted_at: new Date().toISOString(), webvtt: "WEBVTT\n\n00:00.000 --> 00:01.000\ntwo" },
+          { lockFirst: true },
+        );
+      }
+    });
+    await Promise.all(lanes);
+  });
+});
+
 describe("read-your-writes", () => {
   it("answers once the model holds the version, and says so when it times out", async () => {
     const t = await tw.create({ user_id: OWNER.userId });

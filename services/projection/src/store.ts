@@ -176,45 +176,53 @@ function stateColumns(s: TranscriptUpdated, t: ModelTables, db: Db) {
 
 const webvttColumns = (webvtt: string | null) => ({ webvtt, webvtt_text: webvttPlainText(webvtt) });
 
-/**
- * Insert, or overwrite an older state; a stale state or a tombstone is left alone. `insertOnly`:
- * columns a new row gets that an existing row takes by another rule (the WebVTT, see applyState).
- */
-function upsertState(
-  db: Db,
-  t: ModelTables,
-  s: TranscriptUpdated,
-  cols: Record<string, unknown>,
-  insertOnly: Record<string, unknown>,
-  opts: ApplyOptions,
-) {
+/** Insert, or overwrite an older state; a stale state or a tombstone is left alone. */
+function upsertState(db: Db, t: ModelTables, s: TranscriptUpdated, cols: Record<string, unknown>, opts: ApplyOptions) {
   // No `as <alias>`: postgres.js picks the helper's rendering from the last keyword before it.
   const cur = db(t.transcript);
   return db`
-    insert into ${cur} ${db({ id: s.id, version: s.version, state_version: s.version, ...cols, ...insertOnly })}
+    insert into ${cur} ${db({ id: s.id, version: s.version, state_version: s.version, ...cols })}
     on conflict (id) do update set ${db(cols)}, state_version = ${s.version}, version = greatest(${cur}.version, ${s.version})
     where ${cur}.state_version < ${s.version} and ${cur}.destroyed_at is null
     ${returningVersion(db, t, opts)}`;
 }
 
+/** `col = excluded.col` when the row's `rule` version is older than `version`, else the column as it is. */
+function takenWhenOlder(db: Db, table: string, rule: string, version: number, cols: string[]) {
+  const cur = db(table);
+  return cols.map(
+    (c, i) =>
+      db`${i === 0 ? db`` : db`,`} ${db(c)} = case when ${cur}.${db(rule)} < ${version} then excluded.${db(c)} else ${cur}.${db(c)} end`,
+  );
+}
+
 /**
- * The state by `state_version`, then (when the event carries it) the WebVTT by `webvtt_version`: a
- * state that arrives after a newer one that left the WebVTT out still brings its WebVTT. Both
- * statements are sent before the first await, in this order.
+ * The state by `state_version` and (when the event carries it) the WebVTT by `webvtt_version`, in
+ * one statement: a state that arrives after a newer one that left the WebVTT out still brings its
+ * WebVTT. One statement, so one row version, and the row is locked after the feed lock (the insert
+ * trigger takes it first) even when the caller holds no transaction: two statements on two pooled
+ * connections deadlocked, the update locking the row before its trigger waited for the feed lock.
  */
 async function applyState(db: Db, t: ModelTables, s: TranscriptUpdated, opts: ApplyOptions): Promise<Applied | null> {
   const carried = s.webvtt === undefined ? null : webvttColumns(s.webvtt);
-  const insertOnly = carried ? { ...carried, webvtt_version: s.version } : {};
-  const state = db<{ version: number }[]>`${upsertState(db, t, s, stateColumns(s, t, db), insertOnly, opts)}`;
-  const tr = db(t.transcript);
-  const webvtt = carried
-    ? db<{ version: number }[]>`update ${tr} set ${db(carried)}, webvtt_version = ${s.version}
-        where id = ${s.id} and webvtt_version < ${s.version} and destroyed_at is null
-        ${returningVersion(db, t, opts)}`
-    : null;
-  const [[stateRow], webvttRows] = await Promise.all([state, webvtt]);
-  const row = stateRow ?? webvttRows?.[0];
-  return row ? { transcriptId: s.id, version: row.version } : null;
+  const cols: Record<string, unknown> = stateColumns(s, t, db);
+  const cur = db(t.transcript);
+  const row: Record<string, unknown> = {
+    id: s.id,
+    version: s.version,
+    state_version: s.version,
+    ...cols,
+    ...(carried ? { ...carried, webvtt_version: s.version } : {}),
+  };
+  const [applied] = await db<{ version: number }[]>`
+    insert into ${cur} ${db(row)}
+    on conflict (id) do update set ${takenWhenOlder(db, t.transcript, "state_version", s.version, Object.keys(cols))},
+      state_version = greatest(${cur}.state_version, ${s.version}),
+      ${carried ? db`${takenWhenOlder(db, t.transcript, "webvtt_version", s.version, [...Object.keys(carried), "webvtt_version"])},` : db``}
+      version = greatest(${cur}.version, ${s.version})
+    where ${cur}.destroyed_at is null and (${cur}.state_version < ${s.version} ${carried ? db`or ${cur}.webvtt_version < ${s.version}` : db``})
+    ${returningVersion(db, t, opts)}`;
+  return applied ? { transcriptId: s.id, version: applied.version } : null;
 }
 
 /**
@@ -237,7 +245,7 @@ async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventT
     destroyed_at: eventTime,
   };
   const [row] = await db<{ version: number }[]>`
-    with up as (${upsertState(db, t, s, cols, {}, opts)}),
+    with up as (${upsertState(db, t, s, cols, opts)}),
       gone as (delete from ${db(t.topic)} where transcript_id = ${s.id} and exists (select 1 from up))
     select version from up`;
   return row ? { transcriptId: s.id, version: row.version } : null;
