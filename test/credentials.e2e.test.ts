@@ -31,6 +31,7 @@ interface Operation {
 }
 
 async function operations(sys: TestSystem): Promise<Operation[]> {
+  // Raw throughout this file: the document itself, and malformed credential headers the client cannot send.
   const doc = (await (await sys.as(null)("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
   const ops: Operation[] = [
     { method: "GET", path: "/openapi.json" },

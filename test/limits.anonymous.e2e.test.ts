@@ -46,7 +46,7 @@ async function transcript(userId: string | null): Promise<string> {
   return state.id;
 }
 
-/** One chunk of a (never finished) upload of `total` chunks, from `client`. */
+/** One chunk of a (never finished) upload of `total` chunks, from `client`. Raw: hand-built multipart bytes and an X-Forwarded-For header. */
 function sendChunk(as: string | null, client: string, id: string, n: number, total: number, bytes: number) {
   const { body, contentType } = multipart("chunk", "a.mp3", Buffer.alloc(bytes, n + 1));
   return sys.as(as)(`/v1/transcripts/${id}/record/upload?chunk_number=${n}&total_chunks=${total}`, {

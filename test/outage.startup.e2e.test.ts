@@ -39,6 +39,7 @@ function viaProxy(url: string, proxy: TcpProxy): string {
   return u.toString();
 }
 
+// Raw fetch on the ops port: /readyz and /livez are not the API the client describes.
 async function readiness(opsPort: number): Promise<{ status: number; problems: string[] }> {
   const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
   return { status: res.status, problems: ((await res.json()) as { problems: string[] }).problems };

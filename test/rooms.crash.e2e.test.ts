@@ -32,9 +32,12 @@ afterAll(async () => {
 
 describe("rooms service crash", () => {
   it("loses no event and publishes none twice when killed mid-load and restarted", async () => {
-    const alice = sys.as("alice");
+    const alice = sys.client("alice");
     rooms = startRooms();
-    await eventually(async () => (await alice("/v1/rooms")).status === 200, { timeoutMs: 30_000, message: "rooms service up" });
+    await eventually(async () => (await alice.GET("/v1/rooms")).response.status === 200, {
+      timeoutMs: 30_000,
+      message: "rooms service up",
+    });
 
     const answered = new Map<string, number>();
     let stop = false;
@@ -42,9 +45,9 @@ describe("rooms service crash", () => {
     const worker = async () => {
       while (!stop) {
         const name = `crash-${next++}`;
-        const res = await alice("/v1/rooms", { method: "POST", body: JSON.stringify({ name }) }).catch(() => null);
-        answered.set(name, res?.status ?? 0);
-        if (!res || res.status >= 500) await new Promise((r) => setTimeout(r, 20));
+        const res = await alice.POST("/v1/rooms", { body: { name } }).catch(() => null);
+        answered.set(name, res?.response.status ?? 0);
+        if (!res || res.response.status >= 500) await new Promise((r) => setTimeout(r, 20));
       }
     };
     const workers = Array.from({ length: 6 }, worker);

@@ -1,6 +1,7 @@
 // SECRET_KEY signs login tokens and audio links (issue 15.5): the gateway refuses to start with a
 // published placeholder or a short key, in every auth mode; `scribe dev` still starts without one.
 import { startDevStack } from "@scribe/cli";
+import { createScribeClient } from "@scribe/client";
 import { describe, expect, it } from "vitest";
 import { isolated } from "./support/dev-stack";
 import { startSystem } from "./support/system";
@@ -26,12 +27,10 @@ describe("scribe dev", () => {
     const iso = await isolated("secretdev");
     const stack = await startDevStack(iso.env, ["gateway"]);
     try {
-      const login = await fetch(`${stack.apiUrl}/v1/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: stack.admin?.email, password: stack.admin?.password }),
+      const login = await createScribeClient({ baseUrl: stack.apiUrl }).POST("/v1/auth/login", {
+        body: { email: stack.admin!.email, password: stack.admin!.password },
       });
-      expect(login.status).toBe(200);
+      expect(login.response.status).toBe(200);
       expect(stack.env.SECRET_KEY).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       await stack.stop();

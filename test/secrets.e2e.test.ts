@@ -6,6 +6,7 @@ import { eventSubject, roomsOps, INTERNAL_CALLER } from "@scribe/contracts";
 import { tailStream } from "@scribe/cli";
 import { connectBus, connectDb, rpcCall, secretBox, type Bus, type Sql } from "@scribe/kit";
 import { TEST_NATS_URL, eventually } from "@scribe/kit/testing";
+import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealPlainWebhookSecrets } from "../services/rooms/src/store";
 import { TEST_SECRET, startSystem, streamEvents, type TestSystem } from "./support/system";
@@ -27,19 +28,19 @@ afterAll(async () => {
 });
 
 async function createHookedRoom(name: string): Promise<string> {
-  const res = await sys.as("alice")("/v1/rooms", {
-    method: "POST",
-    body: JSON.stringify({ name, webhook_url: "https://hooks.example.com/x", webhook_secret: SECRET }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { id: string }).id;
+  const room = await ok(
+    sys.client("alice").POST("/v1/rooms", { body: { name, webhook_url: "https://hooks.example.com/x", webhook_secret: SECRET } }),
+  );
+  return room.id;
 }
 
 describe("webhook secrets", () => {
   it("are not in room events, which say only that there is one", async () => {
     const id = await createHookedRoom("hooked");
-    const patched = await sys.as("alice")(`/v1/rooms/${id}`, { method: "PATCH", body: JSON.stringify({ name: "hooked-2" }) });
-    expect((await patched.json()).webhook_secret).toBe(SECRET);
+    const patched = await sys
+      .client("alice")
+      .PATCH("/v1/rooms/{room_id}", { params: { path: { room_id: id } }, body: { name: "hooked-2" } });
+    expect(patched.data?.webhook_secret).toBe(SECRET);
     const events = await eventually(async () => {
       const evs = (await streamEvents(sys.prefix, "ROOMS")).filter((e) => e.data.id === id);
       return evs.length === 2 ? evs : null;

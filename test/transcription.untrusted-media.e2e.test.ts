@@ -7,18 +7,23 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { transcriptKeys, type RecordingReady } from "@scribe/contracts";
+import { ok, type ScribeClient } from "@scribe/client";
 import { connectDb, LocalStorage, openStorage, StorageConfig, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish, speechMp3, uploadWhole } from "./support/media";
+import { onTranscript } from "./support/api";
 import { untilSettled } from "./support/recorded-meeting";
-import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { startSystem, type Client, type TestSystem } from "./support/system";
 
 const PROCESSING_MS = 240_000;
 
 let sys: TestSystem;
-let alice: Client;
-let bob: Client;
+let alice: ScribeClient;
+let bob: ScribeClient;
+// Raw: uploads send hand-built multipart bytes.
+let aliceRaw: Client;
+let bobRaw: Client;
 let sql: Sql;
 let root: string;
 let storage: StorageConfig;
@@ -33,11 +38,13 @@ beforeAll(async () => {
     services: ["recordings", "projection", "transcription", "gateway"],
     env: { STORAGE_LOCAL_ROOT: root },
   });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
+  alice = sys.client("alice");
+  bob = sys.client("bob");
+  aliceRaw = sys.as("alice");
+  bobRaw = sys.as("bob");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
-  const t = await ok(await bob("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Bob's private meeting" }) }));
-  expect((await upload(bob, t.id, speechMp3("Bob's confidential plans for the merger."), "meeting.mp3")).status).toBe(200);
+  const t = await ok(bob.POST("/v1/transcripts", { body: { name: "Bob's private meeting" } }));
+  expect((await upload(bobRaw, t.id, speechMp3("Bob's confidential plans for the merger."), "meeting.mp3")).status).toBe(200);
   const bucket = openStorage(storage, storage.TRANSCRIPT_STORAGE_AWS_BUCKET_NAME) as LocalStorage;
   const key = transcriptKeys.upload(t.id, "mp3");
   bobsFile = { key, path: bucket.filePath(key) };
@@ -48,11 +55,6 @@ afterAll(async () => {
   await sys?.stop();
   if (root) await rm(root, { recursive: true, force: true });
 });
-
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
 
 const upload = (client: Client, id: string, bytes: Buffer, filename: string) =>
   uploadWhole(client, id, bytes, filename, "application/octet-stream");
@@ -65,12 +67,14 @@ describe("an uploaded playlist never reads another user's audio", () => {
     ["by absolute path", () => bobsFile.path],
     ["by file: URL", () => `file://${bobsFile.path}`],
   ])("a playlist naming Bob's file %s is refused at upload with the reason", async (_how, entry) => {
-    const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Mine" }) }));
-    const res = await upload(alice, t.id, playlist(entry()), "meeting.m3u8");
+    const t = await ok(alice.POST("/v1/transcripts", { body: { name: "Mine" } }));
+    const res = await upload(aliceRaw, t.id, playlist(entry()), "meeting.m3u8");
     expect(res.status).toBe(400);
     expect((await res.json()).detail).toMatch(/Unsupported file format.*not a playlist/);
-    expect((await ok(await alice(`/v1/transcripts/${t.id}`))).status).toBe("idle");
-    expect((await alice(`/v1/transcripts/${t.id}/audio/mp3`)).status).toBe(404);
+    expect((await ok(alice.GET("/v1/transcripts/{transcript_id}", onTranscript(t.id)))).status).toBe("idle");
+    expect(
+      (await alice.GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...onTranscript(t.id), parseAs: "stream" })).response.status,
+    ).toBe(404);
     // Nothing of the upload is kept: no object under Alice's transcript at all.
     expect(await readdir(join(bobsFile.path, "..", "..", t.id)).catch(() => [])).toEqual([]);
   });
@@ -102,12 +106,14 @@ describe("an uploaded playlist never reads another user's audio", () => {
       const id = await eventually(
         async () => (await sql<{ id: string }[]>`select id from transcript where recording_id = ${rec.recording_id}`)[0]?.id,
       );
-      const settled = await untilSettled(sys.client("alice"), id, PROCESSING_MS);
+      const settled = await untilSettled(alice, id, PROCESSING_MS);
       expect(settled.status).toBe("error");
       const [row] = await sql<{ error: string | null }[]>`select error from transcript where id = ${id}`;
       expect(row!.error).toMatch(/^tracks\[0\] failed after 1 attempt\(s\): .*unsupported media format/);
-      expect((await alice(`/v1/transcripts/${id}/audio/mp3`)).status).toBe(404);
-      const text = JSON.stringify(await ok(await alice(`/v1/transcripts/${id}`)));
+      expect(
+        (await alice.GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...onTranscript(id), parseAs: "stream" })).response.status,
+      ).toBe(404);
+      const text = JSON.stringify(await ok(alice.GET("/v1/transcripts/{transcript_id}", onTranscript(id))));
       expect(text).not.toMatch(/merger|confidential/i);
     },
     PROCESSING_MS + 30_000,

@@ -1,7 +1,7 @@
 // Starts Scribe services in the test process against a fresh database and a unique bus prefix, in one
 // of the auth modes, so tests can act as different users.
 import { DLQ_STREAM, STREAMS } from "@scribe/contracts";
-import { createScribeClient, type ScribeClient } from "@scribe/client";
+import { createScribeClient, ok, type ScribeClient } from "@scribe/client";
 import { VERSIONS_BUCKET, connectBus, startProcess, type RunningProcess } from "@scribe/kit";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "@scribe/kit/testing";
 import { servicesByName } from "@scribe/cli";
@@ -41,6 +41,8 @@ export interface TestSystem {
   client(name: string | null): ScribeClient;
   /** The typed API client sending this API key. */
   clientWithApiKey(key: string): ScribeClient;
+  /** The typed API client sending exactly these credentials (a media token, a foreign one, a key and a token). */
+  clientWith(credentials: { token?: string; apiKey?: string }): ScribeClient;
   /** fetch with exactly these headers (e.g. `{ "x-api-key": key }`). */
   withHeaders(headers: Record<string, string>): Client;
   /** The local user id of `name` (jwt: created by its first token; other modes: the name itself). */
@@ -123,14 +125,16 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     async (path, init = {}) =>
       request(path, init, name ? { authorization: `Bearer ${await token(name)}` } : {});
 
+  const client = (name: string | null): ScribeClient => createScribeClient({ baseUrl, token: name ? () => token(name) : undefined });
+
   const ids = new Map<string, string>();
   const userId = async (name: string): Promise<string> => {
     if (auth !== "jwt") return name;
     const known = ids.get(name);
     if (known) return known;
-    const me = await as(name)("/v1/me");
-    if (me.status !== 200) throw new Error(`GET /v1/me as ${name}: ${me.status} ${await me.text()}`);
-    const id = ((await me.json()) as { sub: string }).sub;
+    const me = await ok(client(name).GET("/v1/me"));
+    if (!me) throw new Error(`GET /v1/me as ${name}: anonymous`);
+    const id = me.sub;
     ids.set(name, id);
     return id;
   };
@@ -145,18 +149,17 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
     idp,
     token,
     as,
-    client: (name) => createScribeClient({ baseUrl, token: name ? () => token(name) : undefined }),
+    client,
     clientWithApiKey: (key) => createScribeClient({ baseUrl, apiKey: key }),
+    clientWith: ({ token, apiKey }) => createScribeClient({ baseUrl, token, apiKey }),
     withHeaders:
       (headers) =>
       async (path, init = {}) =>
         request(path, init, headers),
     userId,
     async createApiKey(name, label = null) {
-      const res = await as(name)("/v1/user/api-keys", { method: "POST", body: JSON.stringify({ name: label }) });
-      if (res.status !== 200) throw new Error(`creating an API key for ${name}: ${res.status} ${await res.text()}`);
-      const body = (await res.json()) as { id: string; key: string };
-      return { id: body.id, key: body.key };
+      const { id, key } = await ok(client(name).POST("/v1/user/api-keys", { body: { name: label } }));
+      return { id, key };
     },
     async stop() {
       await running.stop();

@@ -1,0 +1,6 @@
+// Path parameters for the typed client's calls (`api.GET("/v1/transcripts/{transcript_id}", onTranscript(id))`),
+// the ones nearly every e2e test repeats.
+
+export const onTranscript = (id: string) => ({ params: { path: { transcript_id: id } } });
+export const onRoom = (id: string) => ({ params: { path: { room_id: id } } });
+export const onRoomName = (name: string) => ({ params: { path: { room_name: name } } });
