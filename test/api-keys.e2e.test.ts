@@ -1,24 +1,23 @@
 // API keys end to end (api.md §2.3, behaviour §6.7): shown once, stored only as a keyed hash,
 // sent in X-API-Key, the caller's own only, and a deleted key stops working at once.
 import { createHmac } from "node:crypto";
-import { ScribeApiError, ok } from "@scribe/client";
+import { ScribeApiError, issuesOf, ok, type ScribeClient } from "@scribe/client";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_SECRET, startSystem, type Client, type TestSystem } from "./support/system";
+import { TEST_SECRET, startSystem, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
 let sql: postgres.Sql;
-let alice: Client;
-let bob: Client;
-const withKey = (key: string) => sys.withHeaders({ "x-api-key": key });
-const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
-const DELETE: RequestInit = { method: "DELETE" };
+let alice: ScribeClient;
+let bob: ScribeClient;
+const withKey = (key: string) => sys.clientWithApiKey(key);
+const onKey = (id: string) => ({ params: { path: { key_id: id } } });
 
 beforeAll(async () => {
   sys = await startSystem({ label: "apikeys" });
   sql = postgres(sys.db.url, { max: 1, onnotice: () => {} });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
+  alice = sys.client("alice");
+  bob = sys.client("bob");
 });
 afterAll(async () => {
   await sql.end();
@@ -38,9 +37,9 @@ describe("API keys", () => {
   });
 
   it("shows a new key once: 64 URL-safe characters with its id, owner, name and creation time", async () => {
-    const res = await alice("/v1/user/api-keys", post({ name: "ci" }));
-    expect(res.status).toBe(200);
-    const created = await res.json();
+    const res = await alice.POST("/v1/user/api-keys", { body: { name: "ci" } });
+    expect(res.response.status).toBe(200);
+    const created = res.data!;
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       user_id: "alice",
@@ -48,8 +47,8 @@ describe("API keys", () => {
       created_at: expect.any(String),
       key: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
     });
-    const listed = await (await alice("/v1/user/api-keys")).json();
-    expect(listed.find((k: { id: string }) => k.id === created.id)).toEqual({
+    const listed = await ok(alice.GET("/v1/user/api-keys"));
+    expect(listed.find((k) => k.id === created.id)).toEqual({
       id: created.id,
       user_id: "alice",
       name: "ci",
@@ -68,83 +67,90 @@ describe("API keys", () => {
   it("lists the caller's keys only, newest first; a name is optional, an empty one is a 422", async () => {
     const first = await sys.createApiKey("bob", null);
     const second = await sys.createApiKey("bob", "second");
-    const fromEmptyBody = await (await bob("/v1/user/api-keys", post({}))).json();
-    const keys = await (await bob("/v1/user/api-keys")).json();
-    expect(keys.map((k: { id: string }) => k.id)).toEqual([fromEmptyBody.id, second.id, first.id]);
-    expect(keys[2].name).toBeNull();
-    expect(keys.every((k: { user_id: string }) => k.user_id === "bob")).toBe(true);
-    const empty = await bob("/v1/user/api-keys", post({ name: "" }));
-    expect(empty.status).toBe(422);
-    expect((await empty.json()).detail[0].loc).toEqual(["body", "name"]);
+    const fromEmptyBody = await ok(bob.POST("/v1/user/api-keys", { body: {} }));
+    const keys = await ok(bob.GET("/v1/user/api-keys"));
+    expect(keys.map((k) => k.id)).toEqual([fromEmptyBody.id, second.id, first.id]);
+    expect(keys[2]!.name).toBeNull();
+    expect(keys.every((k) => k.user_id === "bob")).toBe(true);
+    const empty = await bob.POST("/v1/user/api-keys", { body: { name: "" } });
+    expect(empty.response.status).toBe(422);
+    expect(issuesOf(empty.error)[0]!.loc).toEqual(["body", "name"]);
   });
 
   it("authenticates as its user on every route, with no e-mail (reference)", async () => {
     const { key } = await sys.createApiKey("alice", "auth");
-    expect(await (await withKey(key)("/v1/me")).json()).toEqual({ sub: "alice", email: null, email_verified: false });
-    const room = await (await withKey(key)("/v1/rooms", post({ name: "made-with-a-key" }))).json();
+    expect((await withKey(key).GET("/v1/me")).data).toEqual({ sub: "alice", email: null, email_verified: false });
+    const room = await ok(withKey(key).POST("/v1/rooms", { body: { name: "made-with-a-key" } }));
     expect(room.user_id).toBe("alice");
   });
 
   it("lets a key manage its user's keys", async () => {
     const { key } = await sys.createApiKey("alice", "manager");
-    const made = await (await withKey(key)("/v1/user/api-keys", post({ name: "made by a key" }))).json();
+    const made = await ok(withKey(key).POST("/v1/user/api-keys", { body: { name: "made by a key" } }));
     expect(made.user_id).toBe("alice");
-    expect((await withKey(key)(`/v1/user/api-keys/${made.id}`, DELETE)).status).toBe(200);
+    expect((await withKey(key).DELETE("/v1/user/api-keys/{key_id}", onKey(made.id))).response.status).toBe(200);
   });
 
   it("stops working the moment it is deleted", async () => {
     const { id, key } = await sys.createApiKey("alice", "short-lived");
-    expect((await withKey(key)("/v1/me")).status).toBe(200);
-    const res = await alice(`/v1/user/api-keys/${id}`, DELETE);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok" });
-    expect(await (await withKey(key)("/v1/me")).json()).toBeNull();
-    expect((await withKey(key)("/v1/rooms", post({ name: "too-late" }))).status).toBe(401);
-    expect((await alice(`/v1/user/api-keys/${id}`, DELETE)).status).toBe(404);
+    expect((await withKey(key).GET("/v1/me")).response.status).toBe(200);
+    const res = await alice.DELETE("/v1/user/api-keys/{key_id}", onKey(id));
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual({ status: "ok" });
+    expect((await withKey(key).GET("/v1/me")).data).toBeNull();
+    expect((await withKey(key).POST("/v1/rooms", { body: { name: "too-late" } })).response.status).toBe(401);
+    expect((await alice.DELETE("/v1/user/api-keys/{key_id}", onKey(id))).response.status).toBe(404);
   });
 
   it("cannot be deleted by another user (404, as for an unknown id) and keeps working", async () => {
     const { id, key } = await sys.createApiKey("alice", "not bob's");
-    const res = await bob(`/v1/user/api-keys/${id}`, DELETE);
-    expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ detail: "Not Found" });
+    const res = await bob.DELETE("/v1/user/api-keys/{key_id}", onKey(id));
+    expect(res.response.status).toBe(404);
+    expect(res.error).toEqual({ detail: "Not Found" });
     const { key: bobsKey } = await sys.createApiKey("bob", "bob's");
-    expect((await withKey(bobsKey)(`/v1/user/api-keys/${id}`, DELETE)).status).toBe(404);
-    expect((await withKey(key)("/v1/me")).status).toBe(200);
-    expect((await alice("/v1/user/api-keys/00000000-0000-4000-8000-000000000000", DELETE)).status).toBe(404);
+    expect((await withKey(bobsKey).DELETE("/v1/user/api-keys/{key_id}", onKey(id))).response.status).toBe(404);
+    expect((await withKey(key).GET("/v1/me")).response.status).toBe(200);
+    expect((await alice.DELETE("/v1/user/api-keys/{key_id}", onKey("00000000-0000-4000-8000-000000000000"))).response.status).toBe(404);
   });
 
   it("ignores an unknown key: the caller stays anonymous (reference), 401 only where a user is needed", async () => {
     const unknown = withKey("A".repeat(64));
-    expect(await (await unknown("/v1/me")).json()).toBeNull();
-    expect((await unknown("/v1/rooms/name/no-such-room")).status).toBe(404);
-    const needsUser = await unknown("/v1/user/api-keys");
-    expect(needsUser.status).toBe(401);
-    expect(await needsUser.json()).toEqual({ detail: "Not authenticated" });
+    expect((await unknown.GET("/v1/me")).data).toBeNull();
+    expect((await unknown.GET("/v1/rooms/name/{room_name}", { params: { path: { room_name: "no-such-room" } } })).response.status).toBe(
+      404,
+    );
+    const needsUser = await unknown.GET("/v1/user/api-keys");
+    expect(needsUser.response.status).toBe(401);
+    expect(needsUser.error).toEqual({ detail: "Not authenticated" });
   });
 
   it("accepts a key and a token of the same user, refuses two different users with 401", async () => {
     const { key } = await sys.createApiKey("alice", "both");
-    const same = sys.withHeaders({ "x-api-key": key, authorization: `Bearer ${await sys.token("alice")}` });
-    expect((await (await same("/v1/me")).json()).sub).toBe("alice");
-    const mixed = sys.withHeaders({ "x-api-key": key, authorization: `Bearer ${await sys.token("bob")}` });
-    for (const path of ["/v1/me", "/v1/rooms/name/x", "/v1/user/api-keys"]) {
-      const res = await mixed(path);
-      expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ detail: "Invalid authentication: more than one user provided" });
+    const same = sys.clientWith({ apiKey: key, token: await sys.token("alice") });
+    expect((await ok(same.GET("/v1/me")))?.sub).toBe("alice");
+    const mixed = sys.clientWith({ apiKey: key, token: await sys.token("bob") });
+    for (const res of [
+      await mixed.GET("/v1/me"),
+      await mixed.GET("/v1/rooms/name/{room_name}", { params: { path: { room_name: "x" } } }),
+      await mixed.GET("/v1/user/api-keys"),
+    ]) {
+      expect(res.response.status).toBe(401);
+      expect(res.error).toEqual({ detail: "Invalid authentication: more than one user provided" });
     }
     // An unknown key next to a valid token is simply ignored.
-    const withUnknown = sys.withHeaders({ "x-api-key": "nope", authorization: `Bearer ${await sys.token("bob")}` });
-    expect((await (await withUnknown("/v1/me")).json()).sub).toBe("bob");
+    const withUnknown = sys.clientWith({ apiKey: "nope", token: await sys.token("bob") });
+    expect((await ok(withUnknown.GET("/v1/me")))?.sub).toBe("bob");
   });
 
   it("creates an unnamed key from a request without a body (curl -X POST)", async () => {
-    const res = await alice("/v1/user/api-keys", { method: "POST" });
+    // Raw: a request with no body at all, which the typed client never sends.
+    const res = await sys.as("alice")("/v1/user/api-keys", { method: "POST" });
     expect(res.status).toBe(200);
     expect((await res.json()).name).toBeNull();
   });
 
   it("documents the identity operations with the contract's operation ids and component names", async () => {
+    // Raw: the OpenAPI document itself is not one of the operations it describes.
     const doc = await (await sys.as(null)("/openapi.json")).json();
     for (const name of ["UserInfo", "ApiKeyResponse", "CreateApiKeyRequest", "CreateApiKeyResponse", "LoginRequest", "LoginResponse"]) {
       expect(doc.components.schemas).toHaveProperty(name);

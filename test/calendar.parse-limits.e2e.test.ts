@@ -2,7 +2,9 @@
 // the process keeps answering; a feed past the time budget or the instance cap fails the sync with
 // the reason in the ICS status, and the room keeps its previous events.
 import { ICalEventRepeatingFreq } from "ical-generator";
+import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onRoomName } from "./support/api";
 import {
   CALENDAR_TEST_ENV,
   calendarOf,
@@ -59,8 +61,8 @@ function slowFeedWithoutInstances(room: string, series: number, now: Date): stri
   return icsFeed(events);
 }
 
-async function titles(sys: TestSystem, room: string): Promise<string[]> {
-  return ((await (await sys.as("alice")(`/v1/rooms/${room}/meetings`)).json()) as { title: string }[]).map((e) => e.title);
+async function titles(sys: TestSystem, room: string): Promise<(string | null | undefined)[]> {
+  return (await ok(sys.client("alice").GET("/v1/rooms/{room_name}/meetings", onRoomName(room)))).map((e) => e.title);
 }
 
 describe("a large feed", () => {
@@ -88,10 +90,13 @@ describe("a large feed", () => {
       beatsWhileParsing++;
       if (asking) return;
       asking = true;
-      void fetch(`${sys.baseUrl}/health`).then((res) => {
-        if (res.ok && calendar.parsesInFlight() > 0) answeredWhileParsing++;
-        asking = false;
-      });
+      void sys
+        .client(null)
+        .GET("/health")
+        .then(({ response }) => {
+          if (response.ok && calendar.parsesInFlight() > 0) answeredWhileParsing++;
+          asking = false;
+        });
     }, 5);
     let result;
     try {
@@ -150,7 +155,7 @@ describe("feed limits", () => {
     expect(slow).toMatchObject({ status: "error" });
     expect(slow.error).toMatch(/^Reading the feed took longer than 1000 ms/);
     expect(await titles(sys, "limited")).toEqual(["Kept"]);
-    const status = await (await sys.as("alice")("/v1/rooms/limited/ics/status")).json();
+    const status = await ok(sys.client("alice").GET("/v1/rooms/{room_name}/ics/status", onRoomName("limited")));
     expect(status).toMatchObject({ last_result: "error", last_error: slow.error, events_count: 1 });
   });
 });

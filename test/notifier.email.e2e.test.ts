@@ -1,6 +1,7 @@
 // Transcript e-mails through a local SMTP server: sharing on demand (POST /v1/transcripts/{id}/email)
 // and the e-mails after processing to the meeting's recipients and the room's address, with retries.
 import { randomUUID } from "node:crypto";
+import { issuesOf, ok, type Schemas } from "@scribe/client";
 import type { Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import {
   publishWholeTranscript,
   type DeliverDue,
 } from "./support/notifier";
+import { answer, onTranscript } from "./support/api";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
 import { startSmtpCapture, type CapturedMail, type SmtpCapture } from "@scribe/simulators";
 
@@ -51,24 +53,26 @@ afterAll(async () => {
 const linkOf = (id: string) => `${UI}/transcripts/${id}`;
 const hasLink = (m: CapturedMail, id: string) => (m.parsed.text ?? "").includes(linkOf(id)) || String(m.parsed.html).includes(linkOf(id));
 
-async function room(body: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
+async function room(body: Omit<Schemas["CreateRoom"], "name"> = {}): Promise<{ id: string; name: string }> {
   const name = `mail-${randomUUID().slice(0, 8)}`;
-  const res = await sys.as("alice")("/v1/rooms", { method: "POST", body: JSON.stringify({ name, ...body }) });
-  expect(res.status).toBe(200);
+  const { id } = await ok(sys.client("alice").POST("/v1/rooms", { body: { name, ...body } }));
   await notifierCaughtUp(sys, "ROOMS");
-  return { id: (await res.json()).id, name };
+  return { id, name };
 }
 
-async function share(as: string | null, transcriptId: string, email: string) {
-  const res = await sys.as(as)(`/v1/transcripts/${transcriptId}/email`, { method: "POST", body: JSON.stringify({ email }) });
-  return { status: res.status, body: await res.json() };
-}
+const sendEmail = (as: string | null, transcriptId: string, email: string) =>
+  sys.client(as).POST("/v1/transcripts/{transcript_id}/email", { ...onTranscript(transcriptId), body: { email } });
+
+const share = (as: string | null, transcriptId: string, email: string) => answer(sendEmail(as, transcriptId, email));
+
+const readable = async (id: string) =>
+  (await sys.client("alice").GET("/v1/transcripts/{transcript_id}", onTranscript(id))).response.status === 200;
 
 describe("GET /v1/config", () => {
   it("says e-mail is on and team chat off, whatever credentials come along", async () => {
-    expect(await (await sys.as(null)("/v1/config")).json()).toEqual({ zulip_enabled: false, email_enabled: true });
-    const stale = await sys.withHeaders({ authorization: "Bearer not-a-token" })("/v1/config");
-    expect([stale.status, await stale.json()]).toEqual([200, { zulip_enabled: false, email_enabled: true }]);
+    expect(await ok(sys.client(null).GET("/v1/config"))).toEqual({ zulip_enabled: false, email_enabled: true });
+    const stale = await sys.clientWith({ token: "not-a-token" }).GET("/v1/config");
+    expect([stale.response.status, stale.data]).toEqual([200, { zulip_enabled: false, email_enabled: true }]);
   });
 });
 
@@ -80,8 +84,7 @@ describe("sharing a transcript by e-mail", () => {
     await publishWholeTranscript(sys, endedTranscript(publicId, { user_id: "alice", share_mode: "public" }));
     await publishWholeTranscript(sys, endedTranscript(semiId, { user_id: "alice", share_mode: "semi-private", title: "Design <Review>" }));
     await publishWholeTranscript(sys, endedTranscript(privateId, { user_id: "alice", share_mode: "private" }));
-    for (const id of [publicId, semiId, privateId])
-      await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    for (const id of [publicId, semiId, privateId]) await eventually(() => readable(id));
   });
 
   it("sends the reference's e-mail; a public transcript's includes the link", async () => {
@@ -123,7 +126,7 @@ describe("sharing a transcript by e-mail", () => {
   it("sends one e-mail per recipient, up to EMAIL_SHARE_MAX_RECIPIENTS plain addresses", async () => {
     const id = randomUUID();
     await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", share_mode: "public" }));
-    await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    await eventually(() => readable(id));
     expect(await share("carol", id, "one@example.com; two@example.com")).toEqual({ status: 200, body: { sent: 2 } });
     expect(smtp.to("one@example.com").map((m) => m.to)).toEqual([["one@example.com"]]);
     expect(smtp.to("two@example.com").map((m) => m.to)).toEqual([["two@example.com"]]);
@@ -131,7 +134,7 @@ describe("sharing a transcript by e-mail", () => {
     for (const bad of ["a@example.com, b@example.com, c@example.com, d@example.com", "Someone <x@example.com>", "not an address", ""]) {
       const refused = await share("carol", id, bad);
       expect(refused.status, bad).toBe(422);
-      expect(refused.body.detail[0].loc).toEqual(["body", "email"]);
+      expect(issuesOf(refused.body)[0]!.loc).toEqual(["body", "email"]);
     }
     expect(smtp.mails.length).toBe(before);
   });
@@ -139,25 +142,19 @@ describe("sharing a transcript by e-mail", () => {
   it("limits e-mails per transcript and per user per hour: 429 with Retry-After", async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     for (const id of ids) await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", share_mode: "public" }));
-    for (const id of ids) await eventually(async () => (await sys.as("alice")(`/v1/transcripts/${id}`)).status === 200);
+    for (const id of ids) await eventually(() => readable(id));
     const [shared, a, b, c] = ids as [string, string, string, string];
     // Per transcript (4 an hour), whoever sends.
     expect((await share("dora", shared, "r1@example.com, r2@example.com")).body).toEqual({ sent: 2 });
     expect((await share("erin", shared, "r3@example.com, r4@example.com")).body).toEqual({ sent: 2 });
-    const perTranscript = await sys.as("finn")(`/v1/transcripts/${shared}/email`, {
-      method: "POST",
-      body: JSON.stringify({ email: "r5@example.com" }),
-    });
+    const perTranscript = (await sendEmail("finn", shared, "r5@example.com")).response;
     expect(perTranscript.status).toBe(429);
     expect(Number(perTranscript.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(smtp.to("r5@example.com")).toEqual([]);
     // Per user (6 an hour), whatever the transcript.
     expect((await share("gus", a, "g1@example.com, g2@example.com, g3@example.com")).body).toEqual({ sent: 3 });
     expect((await share("gus", b, "g4@example.com, g5@example.com, g6@example.com")).body).toEqual({ sent: 3 });
-    const perUser = await sys.as("gus")(`/v1/transcripts/${c}/email`, {
-      method: "POST",
-      body: JSON.stringify({ email: "g7@example.com" }),
-    });
+    const perUser = (await sendEmail("gus", c, "g7@example.com")).response;
     expect(perUser.status).toBe(429);
     expect(perUser.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(smtp.to("g7@example.com")).toEqual([]);

@@ -1,6 +1,7 @@
 // POST /v1/rooms/{room_id}/webhook/test through the API against real receivers, and the SSRF guard
 // on webhook URLs: a system with ALLOW_PRIVATE_URLS (receivers on loopback) and one without it.
 import { randomUUID } from "node:crypto";
+import { ok, type Schemas } from "@scribe/client";
 import type { Sql } from "@scribe/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,7 @@ import {
   notifierHooks,
   publishCompleted,
 } from "./support/notifier";
+import { answer, onRoom } from "./support/api";
 import { startSystem, type TestSystem } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
 
@@ -36,20 +38,16 @@ afterAll(async () => {
   await Promise.all([open?.stop(), strict?.stop()]);
 });
 
-async function createRoom(sys: TestSystem, body: Record<string, unknown>): Promise<{ id: string; secret: string | null }> {
-  const res = await sys.as("alice")("/v1/rooms", {
-    method: "POST",
-    body: JSON.stringify({ name: `t-${randomUUID().slice(0, 8)}`, ...body }),
-  });
-  expect(res.status).toBe(200);
-  const { id } = await res.json();
-  const details = await (await sys.as("alice")(`/v1/rooms/${id}`)).json();
-  return { id, secret: details.webhook_secret };
+async function createRoom(sys: TestSystem, body: Omit<Schemas["CreateRoom"], "name">): Promise<{ id: string; secret: string | null }> {
+  const alice = sys.client("alice");
+  const { id } = await ok(alice.POST("/v1/rooms", { body: { name: `t-${randomUUID().slice(0, 8)}`, ...body } }));
+  const details = await ok(alice.GET("/v1/rooms/{room_id}", onRoom(id)));
+  return { id, secret: details.webhook_secret ?? null };
 }
 
 async function testHook(sys: TestSystem, roomId: string, as: string | null = "alice") {
-  const res = await sys.as(as)(`/v1/rooms/${roomId}/webhook/test`, { method: "POST" });
-  return { status: res.status, body: await res.json() };
+  const { status, body } = await answer(sys.client(as).POST("/v1/rooms/{room_id}/webhook/test", onRoom(roomId)));
+  return { status, body: body as Partial<Schemas["WebhookTestResult"]> & { detail?: string } };
 }
 
 describe("the webhook test operation", () => {
@@ -136,7 +134,7 @@ describe("the webhook test operation", () => {
     const other = await new WebhookReceiver(() => null).up();
     const r = await createRoom(open, { webhook_url: receiver.url });
     expect(
-      (await open.as("alice")(`/v1/rooms/${r.id}`, { method: "PATCH", body: JSON.stringify({ webhook_url: other.url }) })).status,
+      (await open.client("alice").PATCH("/v1/rooms/{room_id}", { ...onRoom(r.id), body: { webhook_url: other.url } })).response.status,
     ).toBe(200);
     expect((await testHook(open, r.id)).body.success).toBe(true);
     expect(other.received).toHaveLength(1);

@@ -1,6 +1,7 @@
 // Team chat through a local server following the Zulip API: a room's automatic report of each
 // completed transcript (updated on reprocessing), the manual post, and the stream/topic directory.
 import { randomUUID } from "node:crypto";
+import { ok, type operations } from "@scribe/client";
 import type { Sql } from "@scribe/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,7 @@ import {
   publishWholeTranscript,
   type DeliverDue,
 } from "./support/notifier";
+import { answer, onTranscript } from "./support/api";
 import { startSystem, type TestSystem } from "./support/system";
 import { startZulipSimulator, type ZulipSimulator } from "@scribe/simulators";
 
@@ -45,29 +47,23 @@ afterAll(async () => {
 });
 
 async function autoPostingRoom(): Promise<string> {
-  const res = await sys.as("alice")("/v1/rooms", {
-    method: "POST",
-    body: JSON.stringify({
-      name: `chat-${randomUUID().slice(0, 8)}`,
-      zulip_auto_post: true,
-      zulip_stream: "general",
-      zulip_topic: "meetings",
+  const room = await ok(
+    sys.client("alice").POST("/v1/rooms", {
+      body: { name: `chat-${randomUUID().slice(0, 8)}`, zulip_auto_post: true, zulip_stream: "general", zulip_topic: "meetings" },
     }),
-  });
-  expect(res.status).toBe(200);
+  );
   await notifierCaughtUp(sys, "ROOMS");
-  return (await res.json()).id;
+  return room.id;
 }
 const messagesAbout = (id: string) => [...zulip.messages.values()].filter((m) => m.content.includes(`/transcripts/${id})`));
 
 describe("GET /v1/config and e-mail", () => {
   it("says team chat is on and e-mail off; sharing by e-mail answers that first", async () => {
-    expect(await (await sys.as(null)("/v1/config")).json()).toEqual({ zulip_enabled: true, email_enabled: false });
-    const res = await sys.as("alice")(`/v1/transcripts/${randomUUID()}/email`, {
-      method: "POST",
-      body: JSON.stringify({ email: "a@example.com" }),
-    });
-    expect([res.status, await res.json()]).toEqual([400, { detail: "Email not configured" }]);
+    expect(await ok(sys.client(null).GET("/v1/config"))).toEqual({ zulip_enabled: true, email_enabled: false });
+    const res = await sys
+      .client("alice")
+      .POST("/v1/transcripts/{transcript_id}/email", { ...onTranscript(randomUUID()), body: { email: "a@example.com" } });
+    expect([res.response.status, res.error]).toEqual([400, { detail: "Email not configured" }]);
   });
 });
 
@@ -128,11 +124,10 @@ describe("automatic reports", () => {
   });
 
   it("a room without automatic posting reports nothing", async () => {
-    const res = await sys.as("alice")("/v1/rooms", {
-      method: "POST",
-      body: JSON.stringify({ name: `quiet-${randomUUID().slice(0, 8)}`, zulip_stream: "general" }),
-    });
-    const roomId = (await res.json()).id;
+    const res = await sys
+      .client("alice")
+      .POST("/v1/rooms", { body: { name: `quiet-${randomUUID().slice(0, 8)}`, zulip_stream: "general" } });
+    const roomId = res.data!.id;
     await notifierCaughtUp(sys, "ROOMS");
     const id = randomUUID();
     await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", room_id: roomId }));
@@ -149,12 +144,18 @@ describe("POST /v1/transcripts/{id}/zulip", () => {
     await publishWholeTranscript(sys, endedTranscript(id, { user_id: "alice", share_mode: "semi-private" }));
     await publishWholeTranscript(sys, endedTranscript(privateId, { user_id: "alice", share_mode: "private" }));
   });
-  const post = (as: string | null, transcriptId: string, query = "stream=engineering&topic=standups&include_topics=true") =>
-    sys.as(as)(`/v1/transcripts/${transcriptId}/zulip?${query}`, { method: "POST" });
+  type ZulipQuery = operations["v1_transcript_post_to_zulip"]["parameters"]["query"];
+  /** The query as a hand-written URL carries it (a missing or malformed value included). */
+  const post = async (as: string | null, transcriptId: string, query = "stream=engineering&topic=standups&include_topics=true") => {
+    const raw = Object.fromEntries(new URLSearchParams(query)) as unknown as ZulipQuery;
+    return answer(
+      sys.client(as).POST("/v1/transcripts/{transcript_id}/zulip", { params: { path: { transcript_id: transcriptId }, query: raw } }),
+    );
+  };
 
   it("posts for any reader, then updates its message (topic included, stream kept)", async () => {
     const res = await post("bob", id);
-    expect([res.status, await res.json()]).toEqual([200, null]);
+    expect([res.status, res.body]).toEqual([200, null]);
     const [m] = messagesAbout(id);
     expect(m).toMatchObject({ stream: "engineering", topic: "standups", edits: 0 });
     expect(m!.content).toContain("```spoiler Topics\n1. [00:00] Introductions\n```");
@@ -175,7 +176,7 @@ describe("POST /v1/transcripts/{id}/zulip", () => {
     zulip.failNext(1, 500);
     const failed = await post("alice", id);
     expect(failed.status).toBe(502);
-    expect((await failed.json()).detail).toMatch(/Zulip answered 500/);
+    expect((failed.body as { detail: string }).detail).toMatch(/Zulip answered 500/);
     expect(messagesAbout(id)).toHaveLength(1);
   });
 
@@ -189,23 +190,24 @@ describe("POST /v1/transcripts/{id}/zulip", () => {
 
 describe("the directory", () => {
   it("lists streams and a stream's topics for signed-in callers; anonymous 403", async () => {
-    const streams = await sys.as("alice")("/v1/zulip/streams");
-    expect([streams.status, await streams.json()]).toEqual([
+    const streams = await sys.client("alice").GET("/v1/zulip/streams");
+    expect([streams.response.status, streams.data]).toEqual([
       200,
       [
         { stream_id: 1, name: "general" },
         { stream_id: 7, name: "engineering" },
       ],
     ]);
-    const topics = await sys.as("bob")("/v1/zulip/streams/1/topics");
-    expect([topics.status, await topics.json()]).toEqual([200, [{ name: "meetings" }, { name: "random" }]]);
-    for (const path of ["/v1/zulip/streams", "/v1/zulip/streams/1/topics"]) {
-      const anon = await sys.as(null)(path);
-      expect([anon.status, await anon.json()]).toEqual([403, { detail: "Authentication required" }]);
+    const topicsOf = (as: string | null, streamId: number) =>
+      sys.client(as).GET("/v1/zulip/streams/{stream_id}/topics", { params: { path: { stream_id: streamId } } });
+    const topics = await topicsOf("bob", 1);
+    expect([topics.response.status, topics.data]).toEqual([200, [{ name: "meetings" }, { name: "random" }]]);
+    for (const anon of [await sys.client(null).GET("/v1/zulip/streams"), await topicsOf(null, 1)]) {
+      expect([anon.response.status, anon.error]).toEqual([403, { detail: "Authentication required" }]);
     }
-    expect((await sys.as("alice")("/v1/zulip/streams/abc/topics")).status).toBe(422);
+    expect((await topicsOf("alice", "abc" as unknown as number)).response.status).toBe(422);
     zulip.failNext(1, 503);
-    expect((await sys.as("alice")("/v1/zulip/streams")).status).toBe(502);
+    expect((await sys.client("alice").GET("/v1/zulip/streams")).response.status).toBe(502);
   });
 });
 

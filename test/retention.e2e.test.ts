@@ -14,7 +14,8 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish, transcriptState } from "./support/media";
 import { notifierCaughtUp } from "./support/notifier";
-import { post } from "./support/platforms";
+import { ok } from "@scribe/client";
+import { onRoomName } from "./support/api";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
 import { transcriptionHooks, type ExpireTranscripts } from "./support/transcription";
 import { startDailySimulator, type DailySimulator } from "@scribe/simulators";
@@ -75,22 +76,27 @@ function retentionScenario(driver: "local" | "s3"): void {
       db = postgres(sys.db.url, { max: 2, onnotice: () => {} });
       expire = transcriptionHooks(sys).expireTranscripts;
 
-      const alice = sys.as("alice");
+      const alice = sys.client("alice");
       const roomName = `public-${driver}`;
-      expect((await alice("/v1/rooms", post({ name: roomName }))).status).toBe(200);
-      const room = await eventually(async () => {
-        const res = await alice(`/v1/rooms/name/${roomName}`);
-        return res.status === 200 ? ((await res.json()) as { id: string }) : null;
-      });
+      await ok(alice.POST("/v1/rooms", { body: { name: roomName } }));
+      const room = await eventually(async () => (await alice.GET("/v1/rooms/name/{room_name}", onRoomName(roomName))).data ?? null);
 
       const make = async (label: string, overrides: Partial<TranscriptState>): Promise<Case> => {
         const meeting = await eventually(async () => {
-          const res = await sys.as(null)(`/v1/rooms/${roomName}/meeting`, post({ allow_duplicated: true }));
-          return res.status === 200 ? ((await res.json()) as { id: string; room_name: string }) : null;
+          const res = await sys
+            .client(null)
+            .POST("/v1/rooms/{room_name}/meeting", { ...onRoomName(roomName), body: { allow_duplicated: true } });
+          return res.data ?? null;
         });
         // A participant's stay and their consent (a guest answers while in the call): both must go with the meeting.
         await daily.join(meeting.room_name, { userName: `guest-${label}` });
-        expect((await sys.as(null)(`/v1/meetings/${meeting.id}/consent`, post({ consent_given: true }))).status).toBe(200);
+        expect(
+          (
+            await sys
+              .client(null)
+              .POST("/v1/meetings/{meeting_id}/consent", { params: { path: { meeting_id: meeting.id } }, body: { consent_given: true } })
+          ).response.status,
+        ).toBe(200);
         const recordingId = randomUUID();
         const trackKeys = [`${meeting.room_name}/${label}-cam-audio-1.webm`, `${meeting.room_name}/${label}-cam-video-1.webm`];
         for (const key of trackKeys) await bucket(DAILY).put(key, Buffer.alloc(512, 3));

@@ -4,3 +4,9 @@
 export const onTranscript = (id: string) => ({ params: { path: { transcript_id: id } } });
 export const onRoom = (id: string) => ({ params: { path: { room_id: id } } });
 export const onRoomName = (name: string) => ({ params: { path: { room_name: name } } });
+
+/** A call's status and body (the data, or the refusal's body), for tests that compare both at once. */
+export async function answer<D, E>(pending: Promise<{ data?: D; error?: E; response: Response }>) {
+  const { data, error, response } = await pending;
+  return { status: response.status, body: response.ok ? data : error };
+}
