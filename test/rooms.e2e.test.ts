@@ -1,22 +1,19 @@
 // Rooms end to end through the gateway's HTTP API: what owners, other users and anonymous callers see.
 // Reading, updating and deleting go through the typed client (@scribe/client), as the web app does;
-// requests no typed client can send (wrong types, malformed JSON) through raw fetch.
+// requests no typed client can send (wrong types, malformed JSON, odd headers) through raw fetch.
 import { issuesOf, ok, type ScribeClient, type Schemas } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onRoom } from "./support/api";
 import { startSystem, streamEvents, type Client, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
-let alice: Client;
-let bob: Client;
-let anon: Client;
+let raw: Record<"alice" | "anon", Client>;
 const api: Record<"alice" | "bob" | "anon", ScribeClient> = {} as never;
 
 beforeAll(async () => {
   sys = await startSystem({ label: "rooms" });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
-  anon = sys.as(null);
+  raw = { alice: sys.as("alice"), anon: sys.as(null) };
   api.alice = sys.client("alice");
   api.bob = sys.client("bob");
   api.anon = sys.client(null);
@@ -24,10 +21,11 @@ beforeAll(async () => {
 afterAll(async () => sys.stop());
 
 const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
-const patch = (body: unknown): RequestInit => ({ method: "PATCH", body: JSON.stringify(body) });
+/** A body the contract refuses (a wrong value or a missing field), sent through the typed client all the same. */
+const refusedBody = (body: Record<string, unknown>) => body as unknown as Schemas["CreateRoom"];
 
 /** A create body as the reference web app sends it (every field present). */
-function fullCreate(name: string, extra: Record<string, unknown> = {}) {
+function fullCreate(name: string, extra: Partial<Schemas["CreateRoom"]> = {}): Schemas["CreateRoom"] {
   return {
     name,
     zulip_auto_post: false,
@@ -45,17 +43,13 @@ function fullCreate(name: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-async function createRoom(as: Client, body: Record<string, unknown>) {
-  const res = await as("/v1/rooms", post(body));
-  expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, unknown> & { id: string };
-}
+const createRoom = (as: ScribeClient, body: Schemas["CreateRoom"]) => ok(as.POST("/v1/rooms", { body }));
 
 describe("rooms API", () => {
   it("creates a room with the reference's full body and answers the Room without webhook fields", async () => {
-    const res = await alice("/v1/rooms", post(fullCreate("standup", { webhook_url: "https://hooks.example.com/x" })));
-    expect(res.status).toBe(200);
-    const room = await res.json();
+    const res = await api.alice.POST("/v1/rooms", { body: fullCreate("standup", { webhook_url: "https://hooks.example.com/x" }) });
+    expect(res.response.status).toBe(200);
+    const room = res.data!;
     expect(room).toMatchObject({
       name: "standup",
       user_id: "alice",
@@ -74,7 +68,7 @@ describe("rooms API", () => {
   });
 
   it("fills documented defaults for a minimal body; the platform defaults to daily", async () => {
-    const room = await createRoom(alice, { name: "minimal" });
+    const room = await createRoom(api.alice, { name: "minimal" });
     expect(room).toMatchObject({
       platform: "daily",
       recording_type: "cloud",
@@ -85,94 +79,97 @@ describe("rooms API", () => {
   });
 
   it("generates a 43-character URL-safe webhook secret when a webhook URL comes without one", async () => {
-    const room = await createRoom(alice, { name: "hooked", webhook_url: "https://hooks.example.com/a" });
-    const details = await (await alice(`/v1/rooms/${room.id}`)).json();
+    const room = await createRoom(api.alice, { name: "hooked", webhook_url: "https://hooks.example.com/a" });
+    const details = await ok(api.alice.GET("/v1/rooms/{room_id}", onRoom(room.id)));
     expect(details.webhook_url).toBe("https://hooks.example.com/a");
     expect(details.webhook_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it("keeps a given webhook secret", async () => {
-    const room = await createRoom(alice, { name: "hooked-own", webhook_url: "https://h.example.com/b", webhook_secret: "s3cret" });
-    expect((await (await alice(`/v1/rooms/${room.id}`)).json()).webhook_secret).toBe("s3cret");
+    const room = await createRoom(api.alice, { name: "hooked-own", webhook_url: "https://h.example.com/b", webhook_secret: "s3cret" });
+    expect((await ok(api.alice.GET("/v1/rooms/{room_id}", onRoom(room.id)))).webhook_secret).toBe("s3cret");
   });
 
   it("refuses a duplicate name with 400, never a 500, even when created concurrently", async () => {
-    await createRoom(alice, { name: "taken" });
-    const dup = await bob("/v1/rooms", post({ name: "taken" }));
-    expect(dup.status).toBe(400);
-    expect(await dup.json()).toEqual({ detail: "Room name is not unique" });
+    await createRoom(api.alice, { name: "taken" });
+    const dup = await api.bob.POST("/v1/rooms", { body: { name: "taken" } });
+    expect(dup.response.status).toBe(400);
+    expect(dup.error).toEqual({ detail: "Room name is not unique" });
 
     const statuses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 ? alice : bob)("/v1/rooms", post({ name: "race" })).then((r) => r.status)),
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? api.alice : api.bob).POST("/v1/rooms", { body: { name: "race" } }).then((r) => r.response.status),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 400)).toHaveLength(5);
   });
 
   it("answers 401 to an anonymous create, before looking at the body", async () => {
-    const res = await anon("/v1/rooms", post({ name: 42 }));
+    // Raw: a body of the wrong type, which the typed client would not build.
+    const res = await raw.anon("/v1/rooms", post({ name: 42 }));
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ detail: "Not authenticated" });
   });
 
   it("answers 401 to a token that does not verify, even on routes that allow anonymous callers", async () => {
-    const room = await createRoom(alice, { name: "tokencheck", is_shared: true });
-    const res = await fetch(`${sys.baseUrl}/v1/rooms/${room.id}`, { headers: { authorization: "Bearer not.a.token" } });
-    expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ detail: "Invalid authentication" });
+    const room = await createRoom(api.alice, { name: "tokencheck", is_shared: true });
+    const res = await sys.clientWith({ token: "not.a.token" }).GET("/v1/rooms/{room_id}", onRoom(room.id));
+    expect(res.response.status).toBe(401);
+    expect(res.error).toEqual({ detail: "Invalid authentication" });
   });
 
   it("validates input with a 422 naming the field", async () => {
-    const bad = await alice("/v1/rooms", post({ name: "badmode", room_mode: "party" }));
-    expect(bad.status).toBe(422);
-    const body = await bad.json();
-    expect(body.detail[0].loc).toEqual(["body", "room_mode"]);
+    const create = (body: Record<string, unknown>) => api.alice.POST("/v1/rooms", { body: refusedBody(body) });
+    const bad = await create({ name: "badmode", room_mode: "party" });
+    expect(bad.response.status).toBe(422);
+    expect(issuesOf(bad.error)[0]!.loc).toEqual(["body", "room_mode"]);
 
-    const interval = await alice("/v1/rooms", post({ name: "badinterval", ics_fetch_interval: 3601 }));
-    expect(interval.status).toBe(422);
-    expect((await interval.json()).detail[0].loc).toEqual(["body", "ics_fetch_interval"]);
+    const interval = await create({ name: "badinterval", ics_fetch_interval: 3601 });
+    expect(interval.response.status).toBe(422);
+    expect(issuesOf(interval.error)[0]!.loc).toEqual(["body", "ics_fetch_interval"]);
 
-    const platform = await alice("/v1/rooms", post({ name: "badplatform", platform: "zoom" }));
-    expect(platform.status).toBe(422);
-    expect((await platform.json()).detail[0].loc).toEqual(["body", "platform"]);
+    const platform = await create({ name: "badplatform", platform: "zoom" });
+    expect(platform.response.status).toBe(422);
+    expect(issuesOf(platform.error)[0]!.loc).toEqual(["body", "platform"]);
 
-    const missing = await alice("/v1/rooms", post({}));
-    expect(missing.status).toBe(422);
-    expect((await missing.json()).detail[0].loc).toEqual(["body", "name"]);
+    const missing = await create({});
+    expect(missing.response.status).toBe(422);
+    expect(issuesOf(missing.error)[0]!.loc).toEqual(["body", "name"]);
 
-    const malformed = await alice("/v1/rooms", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    // Raw: malformed JSON.
+    const malformed = await raw.alice("/v1/rooms", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
     expect(malformed.status).toBe(422);
   });
 
   describe("reading", () => {
     let privateRoom: { id: string };
     let sharedRoom: { id: string };
-    const byId = (room_id: string) => ({ params: { path: { room_id } } });
     const byName = (room_name: string) => ({ params: { path: { room_name } } });
     beforeAll(async () => {
-      privateRoom = await createRoom(alice, { name: "alice-private", webhook_url: "https://h.example.com/p" });
-      sharedRoom = await createRoom(alice, { name: "alice-shared", is_shared: true, webhook_url: "https://h.example.com/s" });
+      privateRoom = await createRoom(api.alice, { name: "alice-private", webhook_url: "https://h.example.com/p" });
+      sharedRoom = await createRoom(api.alice, { name: "alice-shared", is_shared: true, webhook_url: "https://h.example.com/s" });
     });
 
     it("shows the owner the webhook fields", async () => {
-      const room = await ok(api.alice.GET("/v1/rooms/{room_id}", byId(sharedRoom.id)));
+      const room = await ok(api.alice.GET("/v1/rooms/{room_id}", onRoom(sharedRoom.id)));
       expect(room.webhook_url).toBe("https://h.example.com/s");
       expect(room.webhook_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     });
 
     it("lets another user read a shared room with the webhook fields hidden", async () => {
-      const room = await ok(api.bob.GET("/v1/rooms/{room_id}", byId(sharedRoom.id)));
+      const room = await ok(api.bob.GET("/v1/rooms/{room_id}", onRoom(sharedRoom.id)));
       expect(room.name).toBe("alice-shared");
       expect(room.webhook_url).toBeNull();
       expect(room.webhook_secret).toBeNull();
     });
 
     it("refuses other users and anonymous callers a room that is not shared (403), and unknown ids (404)", async () => {
-      expect((await api.bob.GET("/v1/rooms/{room_id}", byId(privateRoom.id))).response.status).toBe(403);
-      const refused = await api.anon.GET("/v1/rooms/{room_id}", byId(privateRoom.id));
+      expect((await api.bob.GET("/v1/rooms/{room_id}", onRoom(privateRoom.id))).response.status).toBe(403);
+      const refused = await api.anon.GET("/v1/rooms/{room_id}", onRoom(privateRoom.id));
       expect(refused.response.status).toBe(403);
       expect(refused.error).toEqual({ detail: "Room access denied" });
-      const missing = await api.alice.GET("/v1/rooms/{room_id}", byId("00000000-0000-4000-8000-000000000000"));
+      const missing = await api.alice.GET("/v1/rooms/{room_id}", onRoom("00000000-0000-4000-8000-000000000000"));
       expect(missing.response.status).toBe(404);
       expect(missing.error).toEqual({ detail: "Room not found" });
     });
@@ -190,7 +187,7 @@ describe("rooms API", () => {
     });
 
     it("lists own rooms and shared rooms, newest first, with webhooks hidden on others' rooms", async () => {
-      const bobsRoom = await createRoom(bob, { name: "bob-own" });
+      const bobsRoom = await createRoom(api.bob, { name: "bob-own" });
       const page = await ok(api.bob.GET("/v1/rooms", { params: { query: { size: 100 } } }));
       const names = page.items.map((r) => r.name);
       expect(names).toContain("bob-own");
@@ -228,7 +225,7 @@ describe("rooms API", () => {
       as.PATCH("/v1/rooms/{room_id}", { params: { path: { room_id } }, body });
 
     it("applies only the keys sent, and only for the owner", async () => {
-      const room = await createRoom(alice, { name: "to-update", zulip_stream: "general" });
+      const room = await createRoom(api.alice, { name: "to-update", zulip_stream: "general" });
       const updated = await ok(update(api.alice, room.id, { is_shared: true, ics_fetch_interval: 600 }));
       expect(updated).toMatchObject({ is_shared: true, ics_fetch_interval: 600, zulip_stream: "general", name: "to-update" });
       expect(updated).toHaveProperty("webhook_url");
@@ -240,15 +237,15 @@ describe("rooms API", () => {
     });
 
     it("refuses renaming onto a taken name with 400", async () => {
-      await createRoom(alice, { name: "name-a" });
-      const b = await createRoom(alice, { name: "name-b" });
+      await createRoom(api.alice, { name: "name-a" });
+      const b = await createRoom(api.alice, { name: "name-b" });
       const { error, response } = await update(api.alice, b.id, { name: "name-a" });
       expect(response.status).toBe(400);
       expect(error).toEqual({ detail: "Room name is not unique" });
     });
 
     it("generates a webhook secret for a new webhook URL and keeps it when the same URL is sent again", async () => {
-      const room = await createRoom(alice, { name: "rotating" });
+      const room = await createRoom(api.alice, { name: "rotating" });
       const first = await ok(update(api.alice, room.id, { webhook_url: "https://h.example.com/r" }));
       expect(first.webhook_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const again = await ok(update(api.alice, room.id, { webhook_url: "https://h.example.com/r" }));
@@ -258,7 +255,7 @@ describe("rooms API", () => {
     });
 
     it("deletes a room for its owner only", async () => {
-      const room = await createRoom(alice, { name: "doomed" });
+      const room = await createRoom(api.alice, { name: "doomed" });
       const path = { params: { path: { room_id: room.id } } };
       expect((await api.bob.DELETE("/v1/rooms/{room_id}", path)).response.status).toBe(403);
       expect(await ok(api.alice.DELETE("/v1/rooms/{room_id}", path))).toEqual({ status: "ok" });
@@ -304,9 +301,9 @@ describe("rooms API", () => {
   });
 
   it("emits room.created, room.updated and room.deleted once each, carrying the room state without its webhook secret", async () => {
-    const room = await createRoom(alice, { name: "evented", webhook_url: "https://h.example.com/e" });
-    await alice(`/v1/rooms/${room.id}`, patch({ is_locked: true }));
-    await alice(`/v1/rooms/${room.id}`, { method: "DELETE" });
+    const room = await createRoom(api.alice, { name: "evented", webhook_url: "https://h.example.com/e" });
+    await ok(api.alice.PATCH("/v1/rooms/{room_id}", { ...onRoom(room.id), body: { is_locked: true } }));
+    await ok(api.alice.DELETE("/v1/rooms/{room_id}", onRoom(room.id)));
     const events = await eventually(async () => {
       const evs = (await streamEvents(sys.prefix, "ROOMS")).filter((e) => e.subject === room.id);
       return evs.length >= 3 ? evs : null;
@@ -320,9 +317,10 @@ describe("rooms API", () => {
   });
 
   it("echoes a request id and documents the API with the contract's component names", async () => {
-    const res = await anon("/health", { headers: { "x-request-id": "req-123" } });
+    // Raw: a request header echoed, the OpenAPI document and the docs page are the wire itself.
+    const res = await raw.anon("/health", { headers: { "x-request-id": "req-123" } });
     expect(res.headers.get("x-request-id")).toBe("req-123");
-    const doc = await (await anon("/openapi.json")).json();
+    const doc = await (await raw.anon("/openapi.json")).json();
     expect(doc.openapi).toMatch(/^3\./);
     for (const name of [
       "Room",
@@ -338,7 +336,7 @@ describe("rooms API", () => {
     }
     expect(doc.paths["/v1/rooms"].get.operationId).toBe("v1_rooms_list");
     expect(doc.paths["/v1/rooms/name/{room_name}"].get.operationId).toBe("v1_rooms_get_by_name");
-    const docs = await anon("/docs");
+    const docs = await raw.anon("/docs");
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("swagger-ui");
   });
