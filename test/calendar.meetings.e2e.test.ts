@@ -63,7 +63,7 @@ async function roomWithEvents(
 ) {
   const now = opts.now ?? wholeSecondNow();
   feeds.set(`/${name}.ics`, icsFeed(events(now).map((e) => ({ location: roomLocation(name), ...e }))));
-  const room = await roomWithCalendar(alice, { name, ics_url: feeds.url(`/${name}.ics`), ics_enabled: true, ...opts.room });
+  const room = await roomWithCalendar(sys.client("alice"), { name, ics_url: feeds.url(`/${name}.ics`), ics_enabled: true, ...opts.room });
   const result = await calendar.syncRoom(room.id, { now });
   expect(result.status).toBe("success");
   const list = (await (await alice(`/v1/rooms/${name}/meetings`)).json()) as EventBody[];

@@ -79,7 +79,7 @@ describe("a large feed", () => {
   it("is read while the process keeps running: heartbeats and requests are answered during the parse", async () => {
     const now = new Date();
     feeds.set("/large.ics", largeFeed("large", 300, now));
-    const room = await roomWithCalendar(sys.as("alice"), { name: "large", ics_url: feeds.url("/large.ics"), ics_enabled: true });
+    const room = await roomWithCalendar(sys.client("alice"), { name: "large", ics_url: feeds.url("/large.ics"), ics_enabled: true });
     const calendar = calendarOf(sys) as ReturnType<typeof calendarOf> & { parsesInFlight(): number };
 
     let beatsWhileParsing = 0;
@@ -129,7 +129,7 @@ describe("feed limits", () => {
       "/limited.ics",
       icsFeed([{ id: "kept", start: minutesFrom(now, 60), end: minutesFrom(now, 90), summary: "Kept", location: roomLocation("limited") }]),
     );
-    const room = await roomWithCalendar(sys.as("alice"), { name: "limited", ics_url: feeds.url("/limited.ics"), ics_enabled: true });
+    const room = await roomWithCalendar(sys.client("alice"), { name: "limited", ics_url: feeds.url("/limited.ics"), ics_enabled: true });
     const calendar = calendarOf(sys);
     expect(await calendar.syncRoom(room.id, { now, force: true })).toMatchObject({ status: "success", events_created: 1 });
 

@@ -19,14 +19,16 @@ import {
   type FeedServer,
   wholeSecondNow,
 } from "./support/calendar";
-import { startSystem, streamEvents, type Client, type TestSystem } from "./support/system";
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
+import { answer, onRoom, onRoomName } from "./support/api";
+import { startSystem, streamEvents, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
 let feeds: FeedServer;
 let calendar: CalendarService;
-let alice: Client;
-let bob: Client;
-let anon: Client;
+let alice: ScribeClient;
+let bob: ScribeClient;
+let anon: ScribeClient;
 const MAX_FEED_BYTES = 64 * 1024;
 
 beforeAll(async () => {
@@ -37,20 +39,22 @@ beforeAll(async () => {
     env: { ...CALENDAR_TEST_ENV, ICS_MAX_FEED_BYTES: String(MAX_FEED_BYTES), ICS_FETCH_TIMEOUT_MS: "5000" },
   });
   calendar = calendarOf(sys);
-  alice = sys.as("alice");
-  bob = sys.as("bob");
-  anon = sys.as(null);
+  alice = sys.client("alice");
+  bob = sys.client("bob");
+  anon = sys.client(null);
 });
 afterAll(async () => {
   await sys?.stop();
   await feeds?.close();
 });
 
-const patch = (body: unknown): RequestInit => ({ method: "PATCH", body: JSON.stringify(body) });
-const titles = async (room: string, as: Client = alice) =>
-  ((await (await as(`/v1/rooms/${room}/meetings`)).json()) as { title: string }[]).map((e) => e.title);
+const meetingsOf = (room: string, as: ScribeClient = alice) => ok(as.GET("/v1/rooms/{room_name}/meetings", onRoomName(room)));
+const titles = async (room: string, as: ScribeClient = alice) => (await meetingsOf(room, as)).map((e) => e.title);
+const patchRoom = (id: string, body: Schemas["UpdateRoom"]) => alice.PATCH("/v1/rooms/{room_id}", { ...onRoom(id), body });
+const syncNow = (as: ScribeClient, room: string) => as.POST("/v1/rooms/{room_name}/ics/sync", onRoomName(room));
+const statusOf = (as: ScribeClient, room: string) => as.GET("/v1/rooms/{room_name}/ics/status", onRoomName(room));
 /** A room of alice's syncing the feed at `path`. */
-const feedRoom = (name: string, path: string, extra: Record<string, unknown> = {}) =>
+const feedRoom = (name: string, path: string, extra: Omit<Schemas["CreateRoom"], "name"> = {}) =>
   roomWithCalendar(alice, { name, ics_url: feeds.url(path), ics_enabled: true, ...extra });
 
 describe("sync runs and their status", () => {
@@ -107,7 +111,7 @@ describe("sync runs and their status", () => {
     expect(await titles("team")).toEqual(["Standup", "Review"]);
     expect(await calendar.syncRoom(team2.id, { now })).toMatchObject({ status: "success", events_found: 1, events_created: 1 });
     expect(await titles("team-2")).toEqual(["Team 2 sync"]);
-    const [standup] = await (await alice("/v1/rooms/team/meetings")).json();
+    const [standup] = await meetingsOf("team");
     expect(standup).toMatchObject({
       room_id: team.id,
       ics_uid: "standup",
@@ -249,7 +253,7 @@ describe("sync runs and their status", () => {
       expect(await titles("fragile"), what).toEqual(["Kept"]);
     }
     // Unreachable: a feed URL where nothing listens.
-    expect((await alice(`/v1/rooms/${room.id}`, patch({ ics_url: "http://127.0.0.1:9/feed.ics" }))).status).toBe(200);
+    expect((await patchRoom(room.id, { ics_url: "http://127.0.0.1:9/feed.ics" })).response.status).toBe(200);
     // Until the room change reaches the calendar service, runs still read the old URL.
     const unreachable = await eventually(async () => {
       const r = await calendar.syncRoom(room.id, { now: minutesFrom(now, minute), force: true });
@@ -257,7 +261,7 @@ describe("sync runs and their status", () => {
     });
     expect(unreachable).toMatchObject({ status: "error", error: "Could not reach 127.0.0.1:9: ECONNREFUSED" });
     expect(await titles("fragile")).toEqual(["Kept"]);
-    const status = await (await alice("/v1/rooms/fragile/ics/status")).json();
+    const status = await ok(statusOf(alice, "fragile"));
     expect(status).toMatchObject({
       status: "enabled",
       last_result: "error",
@@ -287,8 +291,8 @@ describe("sync runs and their status", () => {
     const running = calendar.syncRoom(slow.id, { now });
     await feeds.received("/slow.ics", 1);
     expect(await calendar.syncRoom(slow.id, { now, force: true })).toMatchObject({ status: "skipped", reason: "Sync already in progress" });
-    const overHttp = await alice("/v1/rooms/slow/ics/sync", { method: "POST" });
-    expect(await overHttp.json()).toMatchObject({ status: "skipped", reason: "Sync already in progress" });
+    const overHttp = await syncNow(alice, "slow");
+    expect(overHttp.data).toMatchObject({ status: "skipped", reason: "Sync already in progress" });
     open();
     expect(await running).toMatchObject({ status: "success", events_created: 1 });
     expect(feeds.requests("/slow.ics")).toHaveLength(1);
@@ -323,12 +327,7 @@ describe("recurring events", () => {
     );
     const room = await feedRoom("series", "/series.ics");
     expect(await calendar.syncRoom(room.id, { now })).toMatchObject({ status: "success", events_found: 3, events_created: 3 });
-    const events = (await (await alice("/v1/rooms/series/meetings")).json()) as {
-      ics_uid: string;
-      title: string;
-      start_time: string;
-      id: string;
-    }[];
+    const events = await meetingsOf("series");
     expect(events.map((e) => [e.title, e.start_time])).toEqual([
       ["Standup", first.toISOString()],
       ["Standup (moved)", minutesFrom(first, 2 * day + 180).toISOString()],
@@ -372,11 +371,11 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
       ]),
     );
     await feedRoom("forced", "/forced.ics");
-    const res = await alice("/v1/rooms/forced/ics/sync", { method: "POST" });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: "success", events_found: 1, total_events: 2, events_created: 1 });
+    const res = await syncNow(alice, "forced");
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ status: "success", events_found: 1, total_events: 2, events_created: 1 });
     // Again at once: the interval has not passed, a forced sync runs anyway (the reference skips it).
-    expect(await (await alice("/v1/rooms/forced/ics/sync", { method: "POST" })).json()).toMatchObject({
+    expect((await syncNow(alice, "forced")).data).toMatchObject({
       status: "unchanged",
       events_found: 1,
       total_events: 2,
@@ -387,20 +386,14 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
     feeds.set("/owned.ics", icsFeed([]));
     await feedRoom("owned", "/owned.ics");
     await roomWithCalendar(alice, { name: "no-feed" });
-    for (const [path, method, message] of [
-      ["/v1/rooms/owned/ics/sync", "POST", "Only room owner can trigger ICS sync"],
-      ["/v1/rooms/owned/ics/status", "GET", "Only room owner can view ICS status"],
-    ] as const) {
-      for (const who of [bob, anon]) {
-        const res = await who(path, { method });
-        expect(res.status).toBe(403);
-        expect(await res.json()).toEqual({ detail: message });
-      }
+    for (const who of [bob, anon]) {
+      expect(await answer(syncNow(who, "owned"))).toEqual({ status: 403, body: { detail: "Only room owner can trigger ICS sync" } });
+      expect(await answer(statusOf(who, "owned"))).toEqual({ status: 403, body: { detail: "Only room owner can view ICS status" } });
     }
-    const notConfigured = await alice("/v1/rooms/no-feed/ics/sync", { method: "POST" });
-    expect(notConfigured.status).toBe(400);
-    expect(await notConfigured.json()).toEqual({ detail: "ICS not configured for this room" });
-    expect(await (await alice("/v1/rooms/no-feed/ics/status")).json()).toEqual({
+    const notConfigured = await syncNow(alice, "no-feed");
+    expect(notConfigured.response.status).toBe(400);
+    expect(notConfigured.error).toEqual({ detail: "ICS not configured for this room" });
+    expect((await statusOf(alice, "no-feed")).data).toEqual({
       status: "disabled",
       last_sync: null,
       next_sync: null,
@@ -410,24 +403,25 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
       last_result: null,
       last_error: null,
     });
-    for (const path of [
-      "/v1/rooms/nowhere/ics/sync",
-      "/v1/rooms/nowhere/ics/status",
-      "/v1/rooms/nowhere/meetings",
-      "/v1/rooms/nowhere/meetings/upcoming",
-    ]) {
-      const res = await alice(path, { method: path.endsWith("/sync") ? "POST" : "GET" });
-      expect(res.status, path).toBe(404);
-      expect(await res.json()).toEqual({ detail: "Room not found" });
+    const nowhere = onRoomName("nowhere");
+    for (const [path, call] of [
+      ["sync", alice.POST("/v1/rooms/{room_name}/ics/sync", nowhere)],
+      ["status", alice.GET("/v1/rooms/{room_name}/ics/status", nowhere)],
+      ["meetings", alice.GET("/v1/rooms/{room_name}/meetings", nowhere)],
+      ["upcoming", alice.GET("/v1/rooms/{room_name}/meetings/upcoming", nowhere)],
+    ] as const) {
+      const res = await call;
+      expect(res.response.status, path).toBe(404);
+      expect(res.error).toEqual({ detail: "Room not found" });
     }
   });
 
   it("answers 500 with the reason when a forced sync fails", async () => {
     feeds.set("/broken.ics", { body: "gone", status: 404 });
     await feedRoom("broken", "/broken.ics");
-    const res = await alice("/v1/rooms/broken/ics/sync", { method: "POST" });
-    expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ detail: "The feed answered HTTP 404" });
+    const res = await syncNow(alice, "broken");
+    expect(res.response.status).toBe(500);
+    expect(res.error).toEqual({ detail: "The feed answered HTTP 404" });
   });
 
   it("shows the status: enabled, last sync, next sync, the feed's hash and the event count", async () => {
@@ -441,7 +435,7 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
     );
     const room = await feedRoom("status", "/status.ics", { ics_fetch_interval: 600 });
     const result = await calendar.syncRoom(room.id, { now });
-    const status = await (await alice("/v1/rooms/status/ics/status")).json();
+    const status = await ok(statusOf(alice, "status"));
     expect(status).toMatchObject({
       status: "enabled",
       last_sync: now.toISOString(),
@@ -458,31 +452,30 @@ describe("over HTTP: force sync, status, sync data on the room", () => {
     const now = new Date();
     feeds.set("/shown.ics", icsFeed([]));
     const room = await feedRoom("shown", "/shown.ics");
-    const before = await (await alice(`/v1/rooms/${room.id}`)).json();
+    const before = await ok(alice.GET("/v1/rooms/{room_id}", onRoom(room.id)));
     expect(before).toMatchObject({ ics_last_sync: null, ics_last_etag: null });
     const result = await calendar.syncRoom(room.id, { now });
     const after = await eventually(async () => {
-      const r = await (await alice(`/v1/rooms/${room.id}`)).json();
+      const r = await ok(alice.GET("/v1/rooms/{room_id}", onRoom(room.id)));
       return r.ics_last_sync ? r : null;
     });
     expect(after).toMatchObject({ ics_last_sync: now.toISOString(), ics_last_etag: result.hash });
-    expect(await (await anon(`/v1/rooms/name/shown`)).json()).toMatchObject({ ics_last_sync: now.toISOString() });
+    expect(await ok(anon.GET("/v1/rooms/name/{room_name}", onRoomName("shown")))).toMatchObject({ ics_last_sync: now.toISOString() });
     const roomEvents = (await streamEvents(sys.prefix, "ROOMS")).filter((e) => e.subject === room.id);
     expect(roomEvents.map((e) => e.type)).toEqual(["room.created"]);
     const calendarEvents = (await streamEvents(sys.prefix, "CALENDAR")).filter((e) => e.subject === room.id);
     expect(calendarEvents.map((e) => e.type)).toEqual(["calendar.sync.completed"]);
     // A room setting changed later keeps the sync data.
-    expect(await (await alice(`/v1/rooms/${room.id}`, patch({ zulip_topic: "x" }))).json()).toMatchObject({
+    expect((await patchRoom(room.id, { zulip_topic: "x" })).data).toMatchObject({
       ics_last_sync: now.toISOString(),
     });
   });
 
   it("accepts webcal:// feed URLs", async () => {
-    const res = await alice("/v1/rooms", {
-      method: "POST",
-      body: JSON.stringify({ name: "webcal", ics_url: "webcal://calendar.example.com/team.ics", ics_fetch_interval: 900 }),
+    const res = await alice.POST("/v1/rooms", {
+      body: { name: "webcal", ics_url: "webcal://calendar.example.com/team.ics", ics_fetch_interval: 900 },
     });
-    expect(await res.json()).toMatchObject({
+    expect(res.data).toMatchObject({
       ics_url: "webcal://calendar.example.com/team.ics",
       ics_fetch_interval: 900,
       ics_enabled: false,
@@ -499,10 +492,11 @@ describe("the SSRF guard", () => {
     });
     try {
       feeds.set("/private.ics", icsFeed([]));
-      await roomWithCalendar(guarded.as("alice"), { name: "private-feed", ics_url: feeds.url("/private.ics"), ics_enabled: true });
-      const res = await guarded.as("alice")("/v1/rooms/private-feed/ics/sync", { method: "POST" });
-      expect(res.status).toBe(500);
-      expect((await res.json()).detail).toBe(
+      const guardedAlice = guarded.client("alice");
+      await roomWithCalendar(guardedAlice, { name: "private-feed", ics_url: feeds.url("/private.ics"), ics_enabled: true });
+      const res = await syncNow(guardedAlice, "private-feed");
+      expect(res.response.status).toBe(500);
+      expect(res.error?.detail).toBe(
         "Refused to connect to 127.0.0.1: loopback address; loopback, private and link-local addresses are not allowed (ALLOW_PRIVATE_URLS)",
       );
       expect(feeds.requests("/private.ics")).toHaveLength(0);

@@ -5,10 +5,11 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { calendarCommands, calendarJobs, calendarQueries, Syncer } from "@scribe/calendar/testing";
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { asyncListener } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import icalGen, { type ICalAttendeeData, type ICalEventData } from "ical-generator";
-import type { Client, TestSystem } from "./system";
+import type { TestSystem } from "./system";
 
 /** The web app's address in test systems: events whose location is `<this>/<room>` belong to the room. */
 export const UI_BASE_URL = "http://localhost:3000";
@@ -34,13 +35,12 @@ export function calendarOf(sys: TestSystem): CalendarService {
 }
 
 /** Create a room and wait until the calendar service has it (room events arrive asynchronously). */
-export async function roomWithCalendar(as: Client, body: Record<string, unknown>): Promise<{ id: string; name: string }> {
-  const res = await as("/v1/rooms", { method: "POST", body: JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`room create answered ${res.status}: ${await res.text()}`);
-  const room = (await res.json()) as { id: string; name: string };
-  await eventually(async () => (await as(`/v1/rooms/${encodeURIComponent(room.name)}/meetings`)).status === 200, {
-    message: `room ${room.name} reached the calendar service`,
-  });
+export async function roomWithCalendar(api: ScribeClient, body: Schemas["CreateRoom"]): Promise<{ id: string; name: string }> {
+  const room = await ok(api.POST("/v1/rooms", { body }));
+  await eventually(
+    async () => (await api.GET("/v1/rooms/{room_name}/meetings", { params: { path: { room_name: room.name } } })).response.status === 200,
+    { message: `room ${room.name} reached the calendar service` },
+  );
   return room;
 }
 
