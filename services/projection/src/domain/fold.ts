@@ -113,3 +113,77 @@ export function foldTranscript(row: TranscriptRow | null, ev: TranscriptFoldEven
     }
   }
 }
+
+/** What the model holds of a transcript as far as the fold's rules need: versions, never texts. */
+export interface HeldVersions {
+  version: number;
+  state_version: number;
+  webvtt_version: number;
+  topics_reset_version: number;
+  destroyed_at: string | null;
+  /** Topic version by position. */
+  topics: Record<number, number>;
+}
+
+/** What folding a run of events into one transcript changes: one row write instead of one per event. */
+export interface RowChange {
+  /** Whether the row was there before (update) or is new (insert). */
+  existed: boolean;
+  versions: Omit<HeldVersions, "topics">;
+  /** The state (a tombstone's when destroyed) when a newer one replaced what was held; its WebVTT aside. */
+  state: TranscriptState | null;
+  /** The WebVTT when a newer one replaced what was held. */
+  webvtt: { text: string | null } | null;
+  /** Topics written by the run (final slot per position) and positions it removed. */
+  topicsWritten: { position: number; version: number; topic: TopicRecord }[];
+  topicsRemoved: number[];
+}
+
+/**
+ * The effect of `foldTranscript` applied to each event in turn, from what the model holds (null: no
+ * row), as the row and topic writes that take the model straight to the last result: "unchanged"
+ * when every event was stale, "not_yet_known" when one would be refused (applied one at a time, it
+ * would be retried later). Texts the model holds are not needed: the fold only carries them.
+ */
+export function foldRun(held: HeldVersions | null, events: readonly TranscriptFoldEvent[]): RowChange | "unchanged" | "not_yet_known" {
+  // The held state is never read by the rules, only carried: this stands for it.
+  const heldState = {} as TranscriptState;
+  const heldTopic = {} as TopicRecord;
+  const start: TranscriptRow | null = held && {
+    id: "",
+    version: held.version,
+    state_version: held.state_version,
+    webvtt_version: held.webvtt_version,
+    topics_reset_version: held.topics_reset_version,
+    destroyed_at: held.destroyed_at,
+    state: heldState,
+    topics: Object.fromEntries(Object.entries(held.topics).map(([p, version]) => [p, { version, topic: heldTopic }])),
+  };
+  let row = start;
+  let changed = false;
+  for (const ev of events) {
+    const r = foldTranscript(row, ev);
+    if (r === "not_yet_known") return r;
+    if (r === "unchanged") continue;
+    row = r;
+    changed = true;
+  }
+  if (!changed || !row) return "unchanged";
+  const stateReplaced = !start || row.state_version !== start.state_version;
+  const webvttReplaced = (start?.webvtt_version ?? 0) !== row.webvtt_version;
+  const topicsWritten = Object.entries(row.topics)
+    .filter(([p, slot]) => start?.topics[Number(p)]?.version !== slot.version)
+    .map(([p, slot]) => ({ position: Number(p), version: slot.version, topic: slot.topic }));
+  const topicsRemoved = Object.keys(start?.topics ?? {})
+    .map(Number)
+    .filter((p) => !(p in row.topics));
+  const { version, state_version, webvtt_version, topics_reset_version, destroyed_at } = row;
+  return {
+    existed: start !== null,
+    versions: { version, state_version, webvtt_version, topics_reset_version, destroyed_at },
+    state: stateReplaced ? row.state : null,
+    webvtt: webvttReplaced ? { text: row.state.webvtt } : null,
+    topicsWritten,
+    topicsRemoved,
+  };
+}
