@@ -7,18 +7,20 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ok, type ScribeClient } from "@scribe/client";
 import type { RecordingReady } from "@scribe/contracts";
 import { connectDb, openStorage, StorageConfig, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish, speechMp3, uploadWhole } from "./support/media";
 import { untilSettled } from "./support/recorded-meeting";
-import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { onTranscript } from "./support/api";
+import { startSystem, streamEvents, type TestSystem } from "./support/system";
 
 const PROCESSING_MS = 240_000;
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let sql: Sql;
 let root: string;
 let storage: StorageConfig;
@@ -31,7 +33,7 @@ beforeAll(async () => {
     services: ["recordings", "projection", "transcription", "gateway"],
     env: { STORAGE_LOCAL_ROOT: root },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
 }, 120_000);
 afterAll(async () => {
@@ -40,10 +42,6 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
 const errorOf = async (id: string) =>
   (await sql<{ error: string | null; current_run_id: string | null }[]>`select error, current_run_id from transcript where id = ${id}`)[0]!;
 const transcriptOfRecording = (recordingId: string) =>
@@ -100,23 +98,24 @@ function silentMp3(seconds: number): Buffer {
   ]);
 }
 
-const upload = (id: string, bytes: Buffer, filename: string) => uploadWhole(alice, id, bytes, filename);
+// Raw: uploads send hand-built multipart bytes.
+const upload = (id: string, bytes: Buffer, filename: string) => uploadWhole(sys.as("alice"), id, bytes, filename);
 
 describe("audio that cannot be transcribed", () => {
   it("refuses a corrupt upload with a 400 naming the problem; the transcript stays idle", async () => {
-    const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Corrupt" }) }));
+    const t = await ok(alice.POST("/v1/transcripts", { body: { name: "Corrupt" } }));
     const res = await upload(t.id, Buffer.from("this is not a media file at all".repeat(100)), "meeting.mp3");
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toMatch(/no audio stream/i);
-    expect((await ok(await alice(`/v1/transcripts/${t.id}`))).status).toBe("idle");
+    expect((await ok(alice.GET("/v1/transcripts/{transcript_id}", onTranscript(t.id)))).status).toBe("idle");
   });
 
   it(
     "ends a silent upload in error with the reason; process after the audio is fixed ends it",
     async () => {
-      const t = await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Silent" }) }));
+      const t = await ok(alice.POST("/v1/transcripts", { body: { name: "Silent" } }));
       expect((await upload(t.id, silentMp3(8), "meeting.mp3")).status).toBe(200);
-      const failed = await untilSettled(sys.client("alice"), t.id, PROCESSING_MS);
+      const failed = await untilSettled(alice, t.id, PROCESSING_MS);
       expect(failed.status).toBe("error");
       const first = await errorOf(t.id);
       expect(first.error).toMatch(/silent/);
@@ -127,9 +126,9 @@ describe("audio that cannot be transcribed", () => {
       );
       const file = ready.data.file as { key: string };
       await openStorage(storage, ready.data.bucket as string).put(file.key, speechMp3());
-      expect(await ok(await alice(`/v1/transcripts/${t.id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+      expect(await ok(alice.POST("/v1/transcripts/{transcript_id}/process", onTranscript(t.id)))).toEqual({ status: "ok" });
       // The status is still `error` until the new run starts: wait for `ended` itself.
-      const ended = await untilSettled(sys.client("alice"), t.id, PROCESSING_MS, ["ended"]);
+      const ended = await untilSettled(alice, t.id, PROCESSING_MS, ["ended"]);
       expect(ended.duration).toBeGreaterThan(0);
       const second = await errorOf(t.id);
       expect(second.current_run_id).not.toBe(first.current_run_id);
@@ -141,16 +140,16 @@ describe("audio that cannot be transcribed", () => {
     "shows run and step errors to the owner only",
     async () => {
       const { id } = await corruptTrackRecording("Bea");
-      expect((await untilSettled(sys.client("alice"), id, PROCESSING_MS)).status).toBe("error");
-      await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ share_mode: "public" }) }));
+      expect((await untilSettled(alice, id, PROCESSING_MS)).status).toBe("error");
+      await ok(alice.PATCH("/v1/transcripts/{transcript_id}", { ...onTranscript(id), body: { share_mode: "public" } }));
 
-      const mine = (await ok(await alice(`/v1/transcripts/${id}/runs`))).runs[0];
+      const mine = (await ok(alice.GET("/v1/transcripts/{transcript_id}/runs", onTranscript(id)))).runs[0]!;
       expect(mine.error).toMatch(/input is corrupt/);
       expect(mine.steps.some((s: { last_error: string | null }) => s.last_error !== null)).toBe(true);
-      const bob = sys.as("bob");
+      const bob = sys.client("bob");
       const theirs = await eventually(async () => {
-        const res = await bob(`/v1/transcripts/${id}/runs`);
-        return res.status === 200 ? (await res.json()).runs[0] : null;
+        const { data } = await bob.GET("/v1/transcripts/{transcript_id}/runs", onTranscript(id));
+        return data?.runs[0] ?? null;
       });
       expect(theirs.status).toBe("failed");
       expect(theirs.error).toBeNull();
@@ -163,15 +162,15 @@ describe("audio that cannot be transcribed", () => {
     "ends a platform recording with a corrupt track in error with the reason; process after the track is fixed ends it",
     async () => {
       const { id, key, tracks } = await corruptTrackRecording("Ann");
-      const failed = await untilSettled(sys.client("alice"), id, PROCESSING_MS);
+      const failed = await untilSettled(alice, id, PROCESSING_MS);
       expect(failed.status).toBe("error");
       const first = await errorOf(id);
       // Not retried (a corrupt file stays corrupt); the reason names the track and what is wrong with it.
       expect(first.error).toMatch(/^tracks\[0\] failed after 1 attempt\(s\): .*input is corrupt/);
 
       await tracks.put(key, speechMp3());
-      expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
-      const ended = await untilSettled(sys.client("alice"), id, PROCESSING_MS, ["ended"]);
+      expect(await ok(alice.POST("/v1/transcripts/{transcript_id}/process", onTranscript(id)))).toEqual({ status: "ok" });
+      const ended = await untilSettled(alice, id, PROCESSING_MS, ["ended"]);
       expect((ended.participants ?? []).map((p) => p.name)).toEqual(["Ann"]);
       expect((await errorOf(id)).current_run_id).not.toBe(first.current_run_id);
     },
