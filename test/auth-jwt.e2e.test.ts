@@ -3,17 +3,20 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Schemas } from "@scribe/client";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forgedWithPublicKey, startIdp, unsignedToken, type IdpSimulator } from "@scribe/simulators";
+import { answer } from "./support/api";
 import { TEST_SECRET, startSystem, type TestSystem } from "./support/system";
 
 const INVALID = { detail: "Invalid authentication" };
 
-async function get(sys: TestSystem, path: string, token: string) {
-  const res = await sys.withHeaders({ authorization: `Bearer ${token}` })(path);
-  return { status: res.status, body: await res.json() };
+/** GET /v1/me with this bearer token: the user it is, or the refusal's body. */
+async function whoIs(sys: TestSystem, token: string) {
+  const { status, body } = await answer(sys.clientWith({ token }).GET("/v1/me"));
+  return { status, body: body as Partial<Schemas["UserInfo"]> & { detail?: string } };
 }
 
 describe("jwt with a JWKS URL", () => {
@@ -36,7 +39,7 @@ describe("jwt with a JWKS URL", () => {
   it("creates the local user on the first valid token: the local id is a new UUID, the provider uid its own column", async () => {
     expect(await userRow("idp-carol")).toBeNull();
     const token = await idp.token({ sub: "idp-carol", email: "carol@example.com", email_verified: true });
-    const me = await get(sys, "/v1/me", token);
+    const me = await whoIs(sys, token);
     expect(me.status).toBe(200);
     const row = await userRow("idp-carol");
     expect(row).toMatchObject({ email: "carol@example.com", email_verified: true });
@@ -47,24 +50,21 @@ describe("jwt with a JWKS URL", () => {
 
   it("passes the local id to services: a room created with a provider token belongs to the local user", async () => {
     const token = await idp.token({ sub: "idp-dan", email: "dan@example.com" });
-    const res = await sys.withHeaders({ authorization: `Bearer ${token}` })("/v1/rooms", {
-      method: "POST",
-      body: JSON.stringify({ name: "dans-room" }),
-    });
-    expect(res.status).toBe(200);
-    expect((await res.json()).user_id).toBe((await userRow("idp-dan"))!.id);
+    const res = await sys.clientWith({ token }).POST("/v1/rooms", { body: { name: "dans-room" } });
+    expect(res.response.status).toBe(200);
+    expect(res.data!.user_id).toBe((await userRow("idp-dan"))!.id);
   });
 
   it("keeps email and email_verified current, writing only when they change", async () => {
-    await get(sys, "/v1/me", await idp.token({ sub: "idp-erin", email: "erin@old.example.com" }));
+    await whoIs(sys, await idp.token({ sub: "idp-erin", email: "erin@old.example.com" }));
     const first = await userRow("idp-erin");
     expect(first).toMatchObject({ email: "erin@old.example.com", email_verified: false });
 
-    await get(sys, "/v1/me", await idp.token({ sub: "idp-erin", email: "erin@old.example.com" }));
+    await whoIs(sys, await idp.token({ sub: "idp-erin", email: "erin@old.example.com" }));
     expect((await userRow("idp-erin"))!.updated_at).toEqual(first!.updated_at);
 
     // Some providers send the flag as a string.
-    const me = await get(sys, "/v1/me", await idp.token({ sub: "idp-erin", email: "erin@new.example.com", email_verified: "true" }));
+    const me = await whoIs(sys, await idp.token({ sub: "idp-erin", email: "erin@new.example.com", email_verified: "true" }));
     expect(me.body).toEqual({ sub: first!.id, email: "erin@new.example.com", email_verified: true });
     const updated = await userRow("idp-erin");
     expect(updated).toMatchObject({ id: first!.id, email: "erin@new.example.com", email_verified: true });
@@ -73,7 +73,7 @@ describe("jwt with a JWKS URL", () => {
 
   it("makes one user when a new user's first requests arrive together", async () => {
     const token = await idp.token({ sub: "idp-frank", email: "frank@example.com" });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => get(sys, "/v1/me", token)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => whoIs(sys, token)));
     expect(new Set(answers.map((a) => a.body.sub)).size).toBe(1);
     expect((await sql`select count(*)::int as n from gateway.users where provider_uid = 'idp-frank'`)[0]!.n).toBe(1);
   });
@@ -121,9 +121,13 @@ describe("jwt with a JWKS URL", () => {
     for (const [what, make] of cases) {
       it(what, async () => {
         const token = await make();
-        for (const path of ["/v1/me", "/v1/rooms/name/anything", "/v1/user/api-keys"]) {
-          const res = await get(sys, path, token);
-          expect(res).toEqual({ status: 401, body: INVALID });
+        const api = sys.clientWith({ token });
+        for (const res of [
+          await api.GET("/v1/me"),
+          await api.GET("/v1/rooms/name/{room_name}", { params: { path: { room_name: "anything" } } }),
+          await api.GET("/v1/user/api-keys"),
+        ]) {
+          expect({ status: res.response.status, body: res.error }).toEqual({ status: 401, body: INVALID });
         }
         expect(await userRow("idp-mallory")).toBeNull();
         expect(await userRow("idp-admin")).toBeNull();
@@ -133,30 +137,30 @@ describe("jwt with a JWKS URL", () => {
 
   it("picks up a rotated key without restart, and stops accepting a key the provider withdrew", async () => {
     const before = await idp.token({ sub: "idp-gina", email: "gina@example.com" });
-    expect((await get(sys, "/v1/me", before)).status).toBe(200);
+    expect((await whoIs(sys, before)).status).toBe(200);
     const fetches = idp.jwksFetches;
 
     const newKid = await idp.rotate({ dropOld: true });
     const after = await idp.token({ sub: "idp-gina", email: "gina@example.com" });
     expect(JSON.parse(Buffer.from(after.split(".")[0]!, "base64url").toString()).kid).toBe(newKid);
-    const me = await get(sys, "/v1/me", after);
+    const me = await whoIs(sys, after);
     expect(me.status).toBe(200);
     expect(idp.jwksFetches).toBe(fetches + 1);
 
     // The refetched set no longer has the old key.
-    expect(await get(sys, "/v1/me", before)).toEqual({ status: 401, body: INVALID });
+    expect(await whoIs(sys, before)).toEqual({ status: 401, body: INVALID });
   });
 
   it("answers 503, not 401 or 500, when the provider's keys cannot be fetched", async () => {
     idp.failJwks = true;
     try {
       await idp.rotate();
-      const res = await get(sys, "/v1/me", await idp.token({ sub: "idp-hank", email: "hank@example.com" }));
+      const res = await whoIs(sys, await idp.token({ sub: "idp-hank", email: "hank@example.com" }));
       expect(res).toEqual({ status: 503, body: { detail: "Identity provider unavailable" } });
     } finally {
       idp.failJwks = false;
     }
-    expect((await get(sys, "/v1/me", await idp.token({ sub: "idp-hank", email: "hank@example.com" }))).status).toBe(200);
+    expect((await whoIs(sys, await idp.token({ sub: "idp-hank", email: "hank@example.com" }))).status).toBe(200);
   });
 });
 
@@ -182,7 +186,7 @@ describe("jwt with a configured public key", () => {
   });
 
   it("accepts the provider's tokens without ever fetching a JWKS", async () => {
-    const me = await get(sys, "/v1/me", await idp.token({ sub: "pem-user", email: "pem@example.com" }));
+    const me = await whoIs(sys, await idp.token({ sub: "pem-user", email: "pem@example.com" }));
     expect(me.status).toBe(200);
     expect(me.body.email).toBe("pem@example.com");
     expect(idp.jwksFetches).toBe(0);
@@ -195,7 +199,7 @@ describe("jwt with a configured public key", () => {
       unsignedToken({ ...claims, exp: 9_999_999_999 }),
       await idp.token(claims, { foreignKey: true }),
     ]) {
-      expect(await get(sys, "/v1/me", token)).toEqual({ status: 401, body: INVALID });
+      expect(await whoIs(sys, token)).toEqual({ status: 401, body: INVALID });
     }
   });
 
@@ -203,7 +207,7 @@ describe("jwt with a configured public key", () => {
     const rsa = await startIdp({ alg: "RS256" });
     try {
       const token = await rsa.token({ sub: "x", email: "x@example.com" }, { issuer: idp.issuer, audience: idp.audience });
-      expect((await get(sys, "/v1/me", token)).status).toBe(401);
+      expect((await whoIs(sys, token)).status).toBe(401);
     } finally {
       await rsa.close();
     }
