@@ -90,6 +90,11 @@ export interface DailySimulator {
   ): Promise<Delivery & { rawBody: string; timestamp: string; signature: string }>;
   /** Remove a room as Daily does at its `exp`. */
   expireRoom(roomName: string): void;
+  /**
+   * The next room creation waits for `release()`; `reached` resolves when it arrives (tests of what
+   * the caller holds while the platform answers). Released with a status, it answers that error.
+   */
+  holdNextRoomCreation(): { reached: Promise<void>; release(answer?: { status: number }): void };
   close(): Promise<void>;
 }
 
@@ -112,6 +117,7 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
   const now = () => Date.now();
   const seconds = (ms: number) => Math.floor(ms / 1000);
   const present = (room: SimDailyRoom) => room.participants.filter((p) => p.leftAt === null);
+  let roomCreationHold: { arrived(): void; released: Promise<{ status: number } | undefined> } | null = null;
   // Set once the simulator object exists (the control routes drive it like a test would).
   let self: DailySimulator | null = null;
   const control = dailyControlRoutes(
@@ -133,11 +139,18 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
     apiKey,
     calls,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
-    handle: (req) => {
+    handle: async (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const parts = req.path.split("/").filter(Boolean).map(decodeURIComponent);
       if (parts[0] === "_control") return control(req);
       if (req.method === "POST" && req.path === "/rooms") {
+        const hold = roomCreationHold;
+        roomCreationHold = null;
+        if (hold) {
+          hold.arrived();
+          const answer = await hold.released;
+          if (answer) return { status: answer.status, body: { error: "server-error", info: "held room creation failed" } };
+        }
         const name = typeof body.name === "string" ? body.name : randomBytes(10).toString("hex");
         if (rooms.has(name)) return { status: 400, body: { error: "invalid-request-error", info: `a room named ${name} already exists` } };
         const room: SimDailyRoom = {
@@ -326,6 +339,14 @@ export async function startDailySimulator(opts: DailySimulatorOptions): Promise<
       return { recordingId, folder, tracks: written, webhook };
     },
     expireRoom: (roomName) => void rooms.delete(roomName),
+    holdNextRoomCreation() {
+      let arrived = () => {};
+      let release: (answer?: { status: number }) => void = () => {};
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<{ status: number } | undefined>((resolve) => (release = resolve));
+      roomCreationHold = { arrived, released };
+      return { reached, release };
+    },
     close: () => server.close(),
   };
   return self;

@@ -31,12 +31,12 @@ import {
   seesFullMeeting,
   type RoomRecord,
 } from "./domain/meetings";
+import type { CreationPlan, MeetingCreation } from "./creation";
 import type { Platforms } from "./platforms";
 import {
   activeMeetingsOfRoom,
   guestInCall,
   insertMeeting,
-  lockRoomForMeetingCreation,
   meetingById,
   meetingHasDenial,
   newestMeetingOfCalendarEvent,
@@ -66,10 +66,9 @@ async function meetingInRoom(db: Db, room: RoomRecord, meetingId: string): Promi
   return meeting;
 }
 
-export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms, clock: Clock): void {
-  /** Create the meeting on the room's platform and store it, under the room's creation lock. */
+export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms, creation: MeetingCreation, clock: Clock): void {
+  /** The meeting on the room's platform: called under the room's creation claim, no transaction open. */
   async function createOnPlatform(
-    tx: Db,
     room: RoomRecord,
     now: Date,
     times: { start: Date; end: Date },
@@ -84,26 +83,31 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms,
       recordingTrigger: room.recording_trigger,
       now,
     });
-    const meeting = newMeetingState({ room, created, now, startDate: times.start, endDate: times.end, calendar });
+    return newMeetingState({ room, created, now, startDate: times.start, endDate: times.end, calendar });
+  }
+
+  const recordCreated = (now: Date) => async (tx: Db, meeting: MeetingState) => {
     await insertMeeting(tx, meeting);
     await emit(tx, makeEvent("meeting.created", meeting, { source: SOURCE, time: now }));
-    return meeting;
-  }
+  };
 
   rpc.handle(meetingsOps.create, async ({ caller, room_name, allow_duplicated }) => {
     const now = clock();
     const room = await roomNamed(sql, room_name, now);
-    const meeting = await sql.begin(async (tx) => {
-      await lockRoomForMeetingCreation(tx, room.id);
-      // Read the room again under the lock: its settings decide reuse.
-      const current = (await roomById(tx, room.id, now)) ?? room;
-      if (!allow_duplicated) {
-        const [newest] = await activeMeetingsOfRoom(tx, current.id, now);
-        // A meeting whose settings no longer match the room stays active; a new one is made (§3.1).
-        if (newest && matchesRoomSettings(newest, current)) return newest;
-      }
-      return createOnPlatform(tx, current, now, { start: now, end: new Date(now.getTime() + MEETING_LENGTH_MS) });
-    });
+    const meeting = await creation.inRoom(
+      room.id,
+      async (db): Promise<CreationPlan<MeetingState>> => {
+        // The room as it is now: its settings decide reuse.
+        const current = (await roomById(db, room.id, now)) ?? room;
+        if (!allow_duplicated) {
+          const [newest] = await activeMeetingsOfRoom(db, current.id, now);
+          // A meeting whose settings no longer match the room stays active; a new one is made (§3.1).
+          if (newest && matchesRoomSettings(newest, current)) return { reuse: newest };
+        }
+        return { create: () => createOnPlatform(current, now, { start: now, end: new Date(now.getTime() + MEETING_LENGTH_MS) }) };
+      },
+      recordCreated(now),
+    );
     return meetingFor(meeting, seesFullMeeting(room, caller));
   });
 
@@ -111,18 +115,25 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms,
     const now = clock();
     const room = await roomById(sql, room_id, now);
     if (!room) throw NotFound("Room not found");
-    const meeting = await sql.begin(async (tx) => {
-      await lockRoomForMeetingCreation(tx, room.id);
-      const existing = await newestMeetingOfCalendarEvent(tx, calendar_event.id);
-      // Idempotent per event; an inactive meeting is never reactivated, only replaced when asked.
-      if (existing && (existing.is_active || !replace_inactive)) return existing;
-      const times = calendarMeetingTimes(calendar_event);
-      return createOnPlatform(tx, (await roomById(tx, room.id, now)) ?? room, now, times, {
-        eventId: calendar_event.id,
-        metadata: calendarMetadataOf(calendar_event),
-        scheduledEnd: times.scheduledEnd,
-      });
-    });
+    const meeting = await creation.inRoom(
+      room.id,
+      async (db): Promise<CreationPlan<MeetingState>> => {
+        const existing = await newestMeetingOfCalendarEvent(db, calendar_event.id);
+        // Idempotent per event; an inactive meeting is never reactivated, only replaced when asked.
+        if (existing && (existing.is_active || !replace_inactive)) return { reuse: existing };
+        const times = calendarMeetingTimes(calendar_event);
+        const current = (await roomById(db, room.id, now)) ?? room;
+        return {
+          create: () =>
+            createOnPlatform(current, now, times, {
+              eventId: calendar_event.id,
+              metadata: calendarMetadataOf(calendar_event),
+              scheduledEnd: times.scheduledEnd,
+            }),
+        };
+      },
+      recordCreated(now),
+    );
     return meetingFor(meeting, seesFullMeeting(room, caller));
   });
 

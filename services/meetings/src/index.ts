@@ -1,2 +1,2 @@
 export { meetingsService } from "./service";
-export { meetingsProcessingSkipped } from "./metrics";
+export { meetingCreationWaits, meetingsProcessingSkipped } from "./metrics";

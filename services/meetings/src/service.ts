@@ -3,6 +3,7 @@
 import { defineService, runPeriodically } from "@scribe/kit";
 import { registerCommands } from "./commands";
 import { MeetingsConfig } from "./config";
+import { startMeetingCreation } from "./creation";
 import { registerConsumers } from "./consumers";
 import { PROCESS_JOB, meetingProcessor } from "./jobs";
 import { createPlatforms } from "./platforms";
@@ -15,7 +16,17 @@ export const meetingsService = defineService({
   async start(rt) {
     const { rpc, sql, config, log, onStop, clock } = rt;
     const platforms = createPlatforms(config, log);
-    registerCommands(rpc, sql, platforms, clock);
+    const creation = await startMeetingCreation({
+      sql,
+      log: log.child({ op: "meetings.create" }),
+      // Longer than a platform's room creation can take: two calls (Daily retries a taken name),
+      // each with its retries and their backoff.
+      leaseMs: 2 * (config.PLATFORM_API_RETRIES + 1) * (config.PLATFORM_API_TIMEOUT_MS + 5_000) + 30_000,
+      // Past the request's deadline the caller has gone (the gateway answered 504).
+      waitMs: config.RPC_TIMEOUT_MS,
+    });
+    onStop(() => creation.stop());
+    registerCommands(rpc, sql, platforms, creation, clock);
     registerQueries(rpc, sql, clock);
     registerWebhooks(rpc, sql, platforms, clock);
     registerConsumers(rt);

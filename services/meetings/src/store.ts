@@ -1,24 +1,35 @@
 // SQL of the meetings service; nothing else in the service touches the database.
 import { CalendarMetadata, MeetingState } from "@scribe/contracts";
-import { Conflict, Unavailable, type Db } from "@scribe/kit";
+import { Conflict, type Db } from "@scribe/kit";
 import { normalizeRecipients } from "./domain/meetings";
 import type { OpenStay } from "./domain/presence";
 
 // ---------------------------------------------------------------------------------------- rooms
 
+/** Told (NOTIFY, payload the room id) when a room's creation claim goes: its waiters look again. */
+export const CREATION_CHANNEL = "meetings_creation";
+
 /**
- * Serialise meeting creation per room (reuse-or-create must see the other's meeting), waiting at
- * most 5 s like the reference's lock; then the caller is asked to retry (503).
+ * Claims meeting creation in a room for `leaseMs` (reuse-or-create must see the other's meeting):
+ * true when this caller holds it. A claim whose lease ran out is taken over (its holder stopped).
  */
-export async function lockRoomForMeetingCreation(tx: Db, roomId: string): Promise<void> {
-  await tx`set local lock_timeout = '5s'`;
-  try {
-    await tx`select pg_advisory_xact_lock(hashtext('scribe:meetings:create'), hashtext(${roomId}))`;
-  } catch (e) {
-    if ((e as { code?: string }).code === "55P03") throw Unavailable("Meeting creation in progress, please try again", e);
-    throw e;
-  }
-  await tx`set local lock_timeout = 0`;
+export async function claimMeetingCreation(db: Db, roomId: string, token: string, leaseMs: number): Promise<boolean> {
+  const rows = await db`insert into meeting_creation (room_id, claim_token, lease_until)
+    values (${roomId}, ${token}, now() + ${leaseMs} * interval '1 millisecond')
+    on conflict (room_id) do update set claim_token = excluded.claim_token, lease_until = excluded.lease_until
+      where meeting_creation.lease_until < now()
+    returning room_id`;
+  return rows.length > 0;
+}
+
+/**
+ * Releases this caller's claim and wakes the room's waiters (at commit when `db` is a transaction);
+ * false when the claim was no longer its own (its lease ran out and another took it over).
+ */
+export async function releaseMeetingCreation(db: Db, roomId: string, token: string): Promise<boolean> {
+  const rows = await db`delete from meeting_creation where room_id = ${roomId} and claim_token = ${token} returning room_id`;
+  await db`select pg_notify(${CREATION_CHANNEL}, ${roomId})`;
+  return rows.length > 0;
 }
 
 // ------------------------------------------------------------------------------------- meetings
