@@ -1,7 +1,7 @@
 // The SQL-facing listing scope must say exactly what listedFor says, for every kind of caller and row.
 import { describe, expect, it } from "vitest";
 import { ANONYMOUS, type Caller } from "../src/common/schemas";
-import { inScope, listedFor, listingScope } from "../src/transcripts/access";
+import { inScope, listedFor, listingScope, sharedEmailIncludesLink } from "../src/transcripts/access";
 
 describe("listing scope", () => {
   it("agrees with listedFor for every caller, owner, sharing, deletion and PUBLIC_MODE", () => {
@@ -16,5 +16,12 @@ describe("listing scope", () => {
                 const scoped = deleted_at === null && inScope(listingScope(caller, publicMode), t);
                 expect(scoped, JSON.stringify({ caller, publicMode, t })).toBe(listedFor(t, caller, publicMode));
               }
+  });
+});
+
+describe("sharing a transcript by e-mail on request", () => {
+  it("includes the link only for a public transcript (behaviour-search-notify-auth §4.3)", () => {
+    const modes = ["private", "semi-private", "public"] as const;
+    expect(modes.filter((share_mode) => sharedEmailIncludesLink({ share_mode }))).toEqual(["public"]);
   });
 });

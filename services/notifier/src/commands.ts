@@ -2,7 +2,7 @@
 // to the team chat and its directory. Permissions are decided here from the caller: rooms by the
 // rooms service's answer, transcripts by the read model's READ rule (projection.get with the caller).
 import { randomUUID } from "node:crypto";
-import { notifierOps, projectionOps, roomsOps, type Caller } from "@scribe/contracts";
+import { notifierOps, projectionOps, roomsOps, sharedEmailIncludesLink, type Caller } from "@scribe/contracts";
 import {
   BadRequest,
   Forbidden,
@@ -100,8 +100,7 @@ export function registerCommands(deps: CommandDeps): void {
       );
       throw quotaExceeded("Too many e-mails shared. Try again later.", quota.retryAfterSeconds);
     }
-    // The link is only useful to a recipient who can open it without signing in.
-    const content = emailContent(transcript, config.UI_BASE_URL, transcript.share_mode === "public");
+    const content = emailContent(transcript, config.UI_BASE_URL, sharedEmailIncludesLink(transcript));
     let sent = 0;
     // One e-mail per recipient: they do not learn each other's addresses.
     for (const to of recipients.addresses) {

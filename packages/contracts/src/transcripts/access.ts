@@ -21,6 +21,15 @@ export function canReadTranscript(t: TranscriptAccessFacts | null, caller: Calle
   return { ok: false, kind: "forbidden", detail: "Transcript access denied" };
 }
 
+/**
+ * Whether a transcript shared by e-mail on request carries its link: only a public one, whose link
+ * opens without signing in (behaviour-search-notify-auth §4.3). A share-mode rule of transcripts,
+ * kept here with READ so the notifier, which sends the e-mail, decides nothing from share modes.
+ */
+export function sharedEmailIncludesLink(t: { share_mode: string }): boolean {
+  return t.share_mode === "public";
+}
+
 /** OWNER(t): signed-in owner only; anonymous transcripts are never mutable (PATCH, delete, restore, destroy, zip). */
 export function isTranscriptOwner(t: Pick<TranscriptAccessFacts, "user_id">, caller: Caller): boolean {
   return caller.userId !== null && t.user_id === caller.userId;
