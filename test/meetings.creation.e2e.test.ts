@@ -39,7 +39,7 @@ describe("creating a meeting in a room", () => {
     // Awaited below; a broken service fails the checks before it settles.
     first.catch(() => {});
     await held.reached;
-    let others: Promise<{ id: string }>[] = [];
+    let others: Promise<{ id: string }>[];
     try {
       // The room is claimed by a committed row while the platform answers...
       expect(await claimOf(room.id)).toHaveLength(1);

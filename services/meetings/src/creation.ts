@@ -99,7 +99,7 @@ export async function startMeetingCreation(opts: MeetingCreationOptions): Promis
 
   return {
     async inRoom(roomId, look, record) {
-      const deadline = Date.now() + waitMs;
+      const deadline = performance.now() + waitMs;
       let waited = false;
       for (;;) {
         const plan = await look(sql);
@@ -108,7 +108,7 @@ export async function startMeetingCreation(opts: MeetingCreationOptions): Promis
         try {
           const token = randomUUID();
           if (await claimMeetingCreation(sql, roomId, token, leaseMs)) return await underClaim(roomId, token, look, record);
-          const left = deadline - Date.now();
+          const left = deadline - performance.now();
           if (left <= 0) throw Unavailable("Meeting creation in progress, please try again");
           if (!waited) meetingCreationWaits.inc();
           waited = true;
