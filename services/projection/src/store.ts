@@ -16,7 +16,6 @@ import {
   type TranscriptUpdated,
 } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
-import { foldRun, type HeldVersions, type RowChange, type TranscriptFoldEvent } from "./domain/fold";
 import { z } from "zod";
 
 /** The read model's tables: the live ones, or a rebuild's shadow tables (same columns). */
@@ -116,114 +115,16 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
   }
 }
 
-/** Events whose effect on the model is one transcript's row and topics (the pure fold's events). */
-const FOLDED_TYPES = new Set<string>([
-  "transcript.created",
-  "transcript.updated",
-  "transcript.completed",
-  "transcript.destroyed",
-  "transcript.topic.upserted",
-  "transcript.topics.cleared",
-]);
-type FoldedEvent = ScribeEvent & TranscriptFoldEvent;
-const isFolded = (ev: ScribeEvent): ev is FoldedEvent => FOLDED_TYPES.has(ev.type);
-
-function transcriptIdOf(ev: FoldedEvent): string {
-  switch (ev.type) {
-    case "transcript.created":
-    case "transcript.updated":
-      return ev.data.id;
-    case "transcript.completed":
-    case "transcript.destroyed":
-      return ev.data.transcript.id;
-    case "transcript.topic.upserted":
-    case "transcript.topics.cleared":
-      return ev.data.transcript_id;
-  }
-}
-
 /**
- * Apply `events` in order with the effect of `applyEvent` on each in turn. Transcript events are
- * grouped by transcript and folded in memory (`foldRun`, the pure fold) from the versions the model
- * holds, so each transcript changed by the batch is written once, whatever the number of its events
- * (a row version costs every index, the search ones most). That read-then-write is safe because
- * every writer of the model holds the feed lock (the caller took it, or builds shadow tables alone).
- * Other events (rooms, recordings, meetings) are one statement each, sent pipelined; a room change
- * copied onto transcripts is applied before the transcript events after it. Throws the first
- * failure, TranscriptNotYetKnown when a transcript event would be refused (the caller redoes the
- * batch event by event to find it).
+ * Apply `events` in order with the effect of `applyEvent` on each in turn, in one round trip: each
+ * apply is one statement, created (and sent) as it is called, and a transaction's statements run in
+ * the order sent, so they are sent pipelined. Waits for every statement, then throws the first
+ * failure (the caller redoes the batch event by event to find the failing one).
  */
 export async function applyInOrder(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<void> {
-  for (let i = 0; i < events.length;) {
-    const folded = isFolded(events[i]!);
-    let end = i + 1;
-    while (end < events.length && isFolded(events[end]!) === folded) end++;
-    const run = events.slice(i, end);
-    if (folded) await applyTranscriptRun(db, t, run as FoldedEvent[], opts);
-    else {
-      const outcomes = await Promise.allSettled(run.map((ev) => applyEvent(db, t, ev, opts)));
-      const failure = outcomes.find((o) => o.status === "rejected");
-      if (failure) throw failure.reason;
-    }
-    i = end;
-  }
-}
-
-async function applyTranscriptRun(db: Db, t: ModelTables, events: FoldedEvent[], opts: ApplyOptions): Promise<void> {
-  const byId = new Map<string, FoldedEvent[]>();
-  for (const ev of events) {
-    const id = transcriptIdOf(ev);
-    byId.set(id, [...(byId.get(id) ?? []), ev]);
-  }
-  const ids = [...byId.keys()];
-  const [rows, topics] = await Promise.all([
-    db<(Omit<HeldVersions, "topics" | "destroyed_at"> & { id: string; destroyed_at: Date | null })[]>`
-      select id, version, state_version, webvtt_version, topics_reset_version, destroyed_at
-      from ${db(t.transcript)} where id = any(${ids}::text[])`,
-    db<{ transcript_id: string; position: number; version: number }[]>`
-      select transcript_id, position, version from ${db(t.topic)} where transcript_id = any(${ids}::text[])`,
-  ]);
-  const held = new Map<string, HeldVersions>(
-    rows.map(({ id, destroyed_at, ...r }) => [id, { ...r, destroyed_at: destroyed_at?.toISOString() ?? null, topics: {} }]),
-  );
-  for (const tp of topics) held.get(tp.transcript_id)!.topics[tp.position] = tp.version;
-
-  const writes: Promise<unknown>[] = [];
-  const written: { id: string; position: number; version: number; topic: TopicRecord }[] = [];
-  const removed: { id: string; position: number }[] = [];
-  for (const [id, evs] of byId) {
-    const change = foldRun(held.get(id) ?? null, evs);
-    if (change === "not_yet_known") throw new TranscriptNotYetKnown(id);
-    if (change === "unchanged") continue;
-    writes.push(writeRow(db, t, id, change, opts));
-    for (const w of change.topicsWritten) written.push({ id, ...w });
-    for (const position of change.topicsRemoved) removed.push({ id, position });
-  }
-  const tp = db(t.topic);
-  if (removed.length)
-    writes.push(db`
-      delete from ${tp} using unnest(${removed.map((r) => r.id)}::text[], ${removed.map((r) => r.position)}::int[]) as gone(id, position)
-      where ${tp}.transcript_id = gone.id and ${tp}.position = gone.position`);
-  if (written.length)
-    writes.push(db`
-      insert into ${tp} (transcript_id, position, version, topic)
-      select * from unnest(${written.map((w) => w.id)}::text[], ${written.map((w) => w.position)}::int[],
-        ${written.map((w) => w.version)}::int[], ${written.map((w) => JSON.stringify(w.topic))}::text[]::jsonb[])
-      on conflict (transcript_id, position) do update set version = excluded.version, topic = excluded.topic`);
-  await Promise.all(writes);
-}
-
-/** One transcript's row as a run of events left it: inserted, or updated in the columns they changed. */
-function writeRow(db: Db, t: ModelTables, id: string, change: RowChange, opts: ApplyOptions) {
-  const cols: Record<string, unknown> = {
-    ...change.versions,
-    ...(change.state ? stateColumns(change.state, t, db) : {}),
-    ...(change.webvtt ? webvttColumns(change.webvtt.text) : {}),
-  };
-  const tr = db(t.transcript);
-  return change.existed
-    ? db`update ${tr} set ${db(cols)} where id = ${id} ${returningVersion(db, t, opts)}`
-    : db`insert into ${tr} ${db({ id, ...cols })} ${returningVersion(db, t, opts)}`;
+  const outcomes = await Promise.allSettled(events.map((ev) => applyEvent(db, t, ev, opts)));
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw failure.reason;
 }
 
 /** `returning version[, pg_notify(…)]` of a statement that changed a transcript row. */
