@@ -147,7 +147,10 @@ describe("the transcript page", () => {
     await expect.poll(async () => (await audioState(page)).time).toBeGreaterThan(0);
     const { time, duration } = await audioState(page);
     expect(Math.abs(time - duration * 0.75)).toBeLessThan(duration * 0.05);
-    expect(Number(await waveform.getAttribute("aria-valuenow"))).toBe(Math.floor(time));
+    // The waveform follows the player on its next time update (and playback may have moved on since).
+    await expect
+      .poll(async () => Math.abs(Number(await waveform.getAttribute("aria-valuenow")) - Math.floor((await audioState(page)).time)))
+      .toBeLessThanOrEqual(1);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -360,7 +363,8 @@ describe("the transcript page", () => {
     await page.getByRole("status").filter({ hasText: "Processing (processing)" }).waitFor();
     await page.getByText("Processing runs").click();
     await expect.poll(() => page.locator("article[data-run-id]").count()).toBe(before + 1);
-    expect(await page.locator("article[data-run-id]").first().locator(".status").textContent()).toBe("running");
+    // The newest run first: still running, or already done when the machine processed it quickly.
+    expect(await page.locator("article[data-run-id]").first().locator(".status").textContent()).toMatch(/^(running|succeeded)$/);
     expect(problems).toEqual([]);
     await page.close();
   });
