@@ -1,30 +1,25 @@
 // Transcript mutations end to end (api.md §2.9–2.13): the transcription service decides and emits,
 // the projection folds, the gateway answers after the read model holds the change. Creating, patching
-// and participants go through the typed client (@scribe/client); the rest through raw fetch.
+// Every call goes through the typed client (@scribe/client); bodies the contract refuses through a cast.
 import { randomUUID } from "node:crypto";
-import { ok, type ScribeClient, type Schemas } from "@scribe/client";
+import { issuesOf, ok, type ScribeClient, type Schemas } from "@scribe/client";
 import type { TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, type Sql } from "@scribe/kit";
 import { DbTranscriptPort } from "../services/transcription/src/port";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSystem, streamEvents, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { answer, onTranscript } from "./support/api";
+import { startSystem, streamEvents, type TestSystem } from "./support/system";
 import { transcriptionHooks } from "./support/transcription";
 import { TranscriptWriter } from "./support/transcripts";
 
 let sys: TestSystem;
-let alice: Client;
-let bob: Client;
-let anon: Client;
 const api: Record<"alice" | "bob" | "anon", ScribeClient> = {} as never;
 let sql: Sql;
 let bus: TranscriptWriter;
 
 beforeAll(async () => {
   sys = await startSystem({ label: "twrite", services: ["rooms", "projection", "transcription", "gateway"] });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
-  anon = sys.as(null);
   api.alice = sys.client("alice");
   api.bob = sys.client("bob");
   api.anon = sys.client(null);
@@ -37,14 +32,9 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-const send = (method: string, body?: unknown): RequestInit => ({ method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-async function expectStatus(res: JsonResponse, status: number) {
-  expect(res.status, await res.clone().text()).toBe(status);
-  return res.json();
-}
-async function create(as: Client, body: Record<string, unknown> = {}) {
-  return expectStatus(await as("/v1/transcripts", send("POST", { name: "Standup", ...body })), 200);
-}
+const create = (as: ScribeClient) => ok(as.POST("/v1/transcripts", { body: { name: "Standup" } }));
+/** A body the contract refuses (a missing or mistyped field), sent through the typed client all the same. */
+const refusedBody = (body: Record<string, unknown>) => body as never;
 
 const transcriptOf = (e: { data: Record<string, unknown> }) =>
   e.data.transcript_id ?? (e.data.transcript as { id?: string } | undefined)?.id;
@@ -88,9 +78,9 @@ describe("POST /v1/transcripts", () => {
 
   it("needs a signed-in caller outside PUBLIC_MODE, and a name", async () => {
     expect((await api.anon.POST("/v1/transcripts", { body: { name: "x" } })).response.status).toBe(401);
-    const res = await alice("/v1/transcripts", send("POST", {}));
+    const res = await answer(api.alice.POST("/v1/transcripts", { body: refusedBody({}) }));
     expect(res.status).toBe(422);
-    expect(JSON.stringify(await res.json())).toContain("name");
+    expect(JSON.stringify(res.body)).toContain("name");
   });
 });
 
@@ -99,7 +89,7 @@ describe("PATCH /v1/transcripts/{id}", () => {
     as.PATCH("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id } }, body });
 
   it("writes exactly the fields given and answers the updated transcript", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     const patched = await ok(
       patch(api.alice, t.id, { name: "Renamed", locked: true, title: "Weekly", short_summary: "s", long_summary: "l", reviewed: true }),
     );
@@ -124,7 +114,7 @@ describe("PATCH /v1/transcripts/{id}", () => {
   });
 
   it("gives participants sent without an id a stable id", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     const patched = await ok(patch(api.alice, t.id, { participants: [{ name: "Ann", speaker: 0 }] }));
     const pid = patched.participants?.[0]?.id;
     expect(pid).toEqual(expect.any(String));
@@ -136,73 +126,64 @@ describe("PATCH /v1/transcripts/{id}", () => {
     const now = new Date();
     await sql`insert into gateway.users (id, provider_uid, email, email_verified, created_at, updated_at)
       values ('victim', 'idp|victim', 'victim@example.org', true, ${now}, ${now}) on conflict do nothing`;
-    const t = await create(alice);
-    const res = await alice(
-      `/v1/transcripts/${t.id}`,
-      send("PATCH", {
-        participants: [
-          { name: "Me", speaker: 0, user_id: "alice" },
-          { name: "V", speaker: 1, user_id: "victim" },
-        ],
-      }),
-    );
-    expect(res.status).toBe(422);
-    expect((await res.json()).detail).toEqual([expect.objectContaining({ loc: ["body", "participants", 1, "user_id"] })]);
-    const read = await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200);
+    const t = await create(api.alice);
+    const res = await patch(api.alice, t.id, {
+      participants: [
+        { name: "Me", speaker: 0, user_id: "alice" },
+        { name: "V", speaker: 1, user_id: "victim" },
+      ],
+    });
+    expect(res.response.status).toBe(422);
+    expect(issuesOf(res.error)).toEqual([expect.objectContaining({ loc: ["body", "participants", 1, "user_id"] })]);
+    const read = await ok(api.alice.GET("/v1/transcripts/{transcript_id}", onTranscript(t.id)));
     expect(JSON.stringify(read)).not.toContain("victim@example.org");
-    const linked = await expectStatus(
-      await alice(`/v1/transcripts/${t.id}`, send("PATCH", { participants: [{ name: "Me", speaker: 0, user_id: "alice" }] })),
-      200,
-    );
+    const linked = await ok(patch(api.alice, t.id, { participants: [{ name: "Me", speaker: 0, user_id: "alice" }] }));
     expect(linked.participants).toEqual([expect.objectContaining({ name: "Me", user_id: "alice" })]);
   });
 
   it("takes null on a field that cannot be null as unchanged (the reference's client types them nullable)", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     await ok(patch(api.alice, t.id, { name: "Kept", locked: true, share_mode: "public", reviewed: true }));
     const patched = await ok(patch(api.alice, t.id, { name: null, locked: null, share_mode: null, reviewed: null, title: "Set" }));
     expect(patched).toMatchObject({ name: "Kept", locked: true, share_mode: "public", reviewed: true, title: "Set" });
-    const wrongType = await alice(`/v1/transcripts/${t.id}`, send("PATCH", { name: 42 }));
+    const wrongType = await answer(patch(api.alice, t.id, refusedBody({ name: 42 })));
     expect(wrongType.status).toBe(422);
-    expect(JSON.stringify(await wrongType.json())).toContain("name");
+    expect(JSON.stringify(wrongType.body)).toContain("name");
   });
 
   it("is the owner's: 401 anonymous, 403 for a reader who is not the owner, 404 unknown", async () => {
-    const t = await create(alice);
-    expect((await anon(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" }))).status).toBe(401);
-    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({
-      detail: "Transcript access denied",
-    });
-    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { share_mode: "semi-private" })), 200);
-    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("PATCH", { name: "x" })), 403)).toEqual({
-      detail: "Not authorized",
-    });
-    expect((await alice(`/v1/transcripts/${randomUUID()}`, send("PATCH", { name: "x" }))).status).toBe(404);
+    const t = await create(api.alice);
+    expect((await patch(api.anon, t.id, { name: "x" })).response.status).toBe(401);
+    expect(await answer(patch(api.bob, t.id, { name: "x" }))).toEqual({ status: 403, body: { detail: "Transcript access denied" } });
+    await ok(patch(api.alice, t.id, { share_mode: "semi-private" }));
+    expect(await answer(patch(api.bob, t.id, { name: "x" }))).toEqual({ status: 403, body: { detail: "Not authorized" } });
+    expect((await patch(api.alice, randomUUID(), { name: "x" })).response.status).toBe(404);
   });
 });
 
 describe("delete, restore, destroy", () => {
+  const read = (as: ScribeClient, id: string) => as.GET("/v1/transcripts/{transcript_id}", onTranscript(id));
+  const remove = (as: ScribeClient, id: string) => as.DELETE("/v1/transcripts/{transcript_id}", onTranscript(id));
+  const restore = (as: ScribeClient, id: string) => as.POST("/v1/transcripts/{transcript_id}/restore", onTranscript(id));
+  const destroy = (as: ScribeClient, id: string) => as.DELETE("/v1/transcripts/{transcript_id}/destroy", onTranscript(id));
+
   it("soft-deletes (idempotent), restores, and destroys only after a soft delete", async () => {
-    const t = await create(alice);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 400)).toEqual({
-      detail: "Transcript is not deleted",
-    });
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 400)).toEqual({
-      detail: "Transcript must be soft-deleted first",
-    });
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
-    expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
+    const t = await create(api.alice);
+    expect(await answer(restore(api.alice, t.id))).toEqual({ status: 400, body: { detail: "Transcript is not deleted" } });
+    expect(await answer(destroy(api.alice, t.id))).toEqual({ status: 400, body: { detail: "Transcript must be soft-deleted first" } });
+    expect(await ok(remove(api.alice, t.id))).toEqual({ status: "ok" });
+    expect((await read(api.alice, t.id)).response.status).toBe(404);
     const [first] = await sql<{ deleted_at: Date }[]>`select deleted_at from transcript where id = ${t.id}`;
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect(await ok(remove(api.alice, t.id))).toEqual({ status: "ok" });
     const [again] = await sql<{ deleted_at: Date }[]>`select deleted_at from transcript where id = ${t.id}`;
     expect(again!.deleted_at).toEqual(first!.deleted_at);
-    const list = await expectStatus(await alice("/v1/transcripts"), 200);
-    expect(list.items.map((i: { id: string }) => i.id)).not.toContain(t.id);
+    const list = await ok(api.alice.GET("/v1/transcripts"));
+    expect(list.items.map((i) => i.id)).not.toContain(t.id);
 
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/restore`, send("POST")), 200)).toEqual({ status: "ok" });
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}`), 200)).toMatchObject({ id: t.id });
+    expect(await ok(restore(api.alice, t.id))).toEqual({ status: "ok" });
+    expect(await ok(read(api.alice, t.id))).toMatchObject({ id: t.id });
 
-    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
+    await ok(remove(api.alice, t.id));
     // The owner's user socket hears of it: created, deleted (once), restored, deleted.
     const lifecycle = await eventually(async () => {
       const evs = (await streamEvents(sys.prefix, "TRANSCRIPTS")).filter(
@@ -211,10 +192,10 @@ describe("delete, restore, destroy", () => {
       return evs.length === 4 ? evs : null;
     });
     expect(lifecycle.map((e) => e.data.action)).toEqual(["created", "deleted", "restored", "deleted"]);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/destroy`, send("DELETE")), 200)).toEqual({ status: "ok" });
+    expect(await ok(destroy(api.alice, t.id))).toEqual({ status: "ok" });
     expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(0);
-    expect((await alice(`/v1/transcripts/${t.id}`)).status).toBe(404);
-    expect((await alice(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(404);
+    expect((await read(api.alice, t.id)).response.status).toBe(404);
+    expect((await restore(api.alice, t.id)).response.status).toBe(404);
 
     // Once destroyed, only the tombstone stays on the stream (the history is purged, SECURITY.md).
     const after = await eventually(async () => {
@@ -225,19 +206,19 @@ describe("delete, restore, destroy", () => {
   });
 
   it("is the owner's: 403 for others (after the 400 on restore/destroy), 404 unknown, 401 anonymous", async () => {
-    const t = await create(alice);
-    expect(await expectStatus(await bob(`/v1/transcripts/${t.id}`, send("DELETE")), 403)).toEqual({ detail: "Not authorized" });
-    expect((await anon(`/v1/transcripts/${t.id}`, send("DELETE"))).status).toBe(401);
-    expect((await alice(`/v1/transcripts/${randomUUID()}`, send("DELETE"))).status).toBe(404);
-    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("DELETE")), 200);
-    expect((await bob(`/v1/transcripts/${t.id}/restore`, send("POST"))).status).toBe(403);
-    expect((await bob(`/v1/transcripts/${t.id}/destroy`, send("DELETE"))).status).toBe(403);
+    const t = await create(api.alice);
+    expect(await answer(remove(api.bob, t.id))).toEqual({ status: 403, body: { detail: "Not authorized" } });
+    expect((await remove(api.anon, t.id)).response.status).toBe(401);
+    expect((await remove(api.alice, randomUUID())).response.status).toBe(404);
+    await ok(remove(api.alice, t.id));
+    expect((await restore(api.bob, t.id)).response.status).toBe(403);
+    expect((await destroy(api.bob, t.id)).response.status).toBe(403);
   });
 });
 
 describe("participants", () => {
   it("creates, updates and deletes participants with unique speakers", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     const transcript = { path: { transcript_id: t.id } };
     const one = (participant_id: string) => ({ params: { path: { transcript_id: t.id, participant_id } } });
     const add = (body: Schemas["CreateParticipant"]) =>
@@ -270,7 +251,7 @@ describe("participants", () => {
   });
 
   it("takes a null name on update as unchanged, as the reference's generated client may send it", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     const params = { path: { transcript_id: t.id } };
     const p = await ok(api.alice.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "Dee", speaker: 2 } }));
     const updated = await ok(
@@ -286,7 +267,7 @@ describe("participants", () => {
   });
 
   it("EDIT: anyone signed in on an anonymous transcript, only the owner otherwise; 401 anonymous", async () => {
-    const mine = await create(alice);
+    const mine = await create(api.alice);
     const params = { path: { transcript_id: mine.id } };
     expect((await api.bob.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(403);
     expect((await api.anon.POST("/v1/transcripts/{transcript_id}/participants", { params, body: { name: "x" } })).response.status).toBe(
@@ -299,7 +280,7 @@ describe("speakers", () => {
   let id: string;
   /** Two topics (words 0–1, 1–2 | 2–3, 3–4, speaker 0), written as a pipeline run would. */
   beforeAll(async () => {
-    id = (await create(alice)).id;
+    id = (await create(api.alice)).id;
     await sql`update transcript set current_run_id = 'test-run' where id = ${id}`;
     const w = (text: string, start: number) => ({ text, start, end: start + 1, speaker: 0 });
     const topics: TopicRecord[] = [
@@ -323,27 +304,26 @@ describe("speakers", () => {
       },
     ];
     expect(await new DbTranscriptPort(sql, createLogger("test", "silent")).replaceTopics(id, "test-run", topics)).toBe(true);
-    await eventually(async () => (await expectStatus(await alice(`/v1/transcripts/${id}/topics`), 200)).length === 2);
+    await eventually(async () => (await ok(api.alice.GET("/v1/transcripts/{transcript_id}/topics", onTranscript(id)))).length === 2);
   });
   const speakersOf = async () =>
-    ((await expectStatus(await alice(`/v1/transcripts/${id}/topics/with-words`), 200)) as { words: { speaker: number }[] }[]).map((t) =>
+    (await ok(api.alice.GET("/v1/transcripts/{transcript_id}/topics/with-words", onTranscript(id)))).map((t) =>
       t.words.map((w) => w.speaker),
     );
+  const assign = (as: ScribeClient, body: Schemas["SpeakerAssignment"]) =>
+    as.PATCH("/v1/transcripts/{transcript_id}/speaker/assign", { ...onTranscript(id), body });
+  const merge = (as: ScribeClient, body: Schemas["SpeakerMerge"]) =>
+    as.PATCH("/v1/transcripts/{transcript_id}/speaker/merge", { ...onTranscript(id), body });
+  const addParticipant = (body: Schemas["CreateParticipant"]) =>
+    ok(api.alice.POST("/v1/transcripts/{transcript_id}/participants", { ...onTranscript(id), body }));
 
   it("assigns a speaker to the words in a time range, across topics, and merges speakers", async () => {
-    expect(
-      await expectStatus(
-        await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 })),
-        200,
-      ),
-    ).toEqual({ status: "ok" });
+    expect(await ok(assign(api.alice, { speaker: 2, timestamp_from: 1, timestamp_to: 2.5 }))).toEqual({ status: "ok" });
     expect(await speakersOf()).toEqual([
       [0, 2],
       [2, 0],
     ]);
-    expect(
-      await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 2, speaker_to: 0 })), 200),
-    ).toEqual({ status: "ok" });
+    expect(await ok(merge(api.alice, { speaker_from: 2, speaker_to: 0 }))).toEqual({ status: "ok" });
     expect(await speakersOf()).toEqual([
       [0, 0],
       [0, 0],
@@ -351,59 +331,62 @@ describe("speakers", () => {
   });
 
   it("assigns by participant, giving a speaker-less participant the lowest unused speaker", async () => {
-    const p = await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Pat" })), 200);
-    await expectStatus(
-      await alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", { participant: p.id, timestamp_from: 0, timestamp_to: 1 })),
-      200,
-    );
-    expect(await expectStatus(await alice(`/v1/transcripts/${id}/participants/${p.id}`), 200)).toMatchObject({ speaker: 1 });
+    const p = await addParticipant({ name: "Pat" });
+    await ok(assign(api.alice, { participant: p.id, timestamp_from: 0, timestamp_to: 1 }));
+    expect(
+      await ok(
+        api.alice.GET("/v1/transcripts/{transcript_id}/participants/{participant_id}", {
+          params: { path: { transcript_id: id, participant_id: p.id } },
+        }),
+      ),
+    ).toMatchObject({ speaker: 1 });
     expect(await speakersOf()).toEqual([
       [1, 1],
       [0, 0],
     ]);
-    const t = await expectStatus(await alice(`/v1/transcripts/${id}?transcript_format=text`), 200);
+    const t = await ok(
+      api.alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format: "text" } } }),
+    );
     expect(t.transcript).toContain("Pat: Hello there.");
   });
 
   it("refuses neither/both (400), unknown participants (404) and merging two participants' speakers (400)", async () => {
-    const assign = (body: unknown) => alice(`/v1/transcripts/${id}/speaker/assign`, send("PATCH", body));
-    expect(await expectStatus(await assign({ timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({
-      detail: "Either speaker or participant must be provided",
+    expect(await answer(assign(api.alice, { timestamp_from: 0, timestamp_to: 1 }))).toEqual({
+      status: 400,
+      body: { detail: "Either speaker or participant must be provided" },
     });
-    expect(await expectStatus(await assign({ speaker: 1, participant: "x", timestamp_from: 0, timestamp_to: 1 }), 400)).toEqual({
-      detail: "Only one of speaker or participant must be provided",
+    expect(await answer(assign(api.alice, { speaker: 1, participant: "x", timestamp_from: 0, timestamp_to: 1 }))).toEqual({
+      status: 400,
+      body: { detail: "Only one of speaker or participant must be provided" },
     });
-    expect(await expectStatus(await assign({ participant: "no-such", timestamp_from: 0, timestamp_to: 1 }), 404)).toEqual({
-      detail: "Participant not found",
+    expect(await answer(assign(api.alice, { participant: "no-such", timestamp_from: 0, timestamp_to: 1 }))).toEqual({
+      status: 404,
+      body: { detail: "Participant not found" },
     });
-    await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Zed", speaker: 5 })), 200);
-    await expectStatus(await alice(`/v1/transcripts/${id}/participants`, send("POST", { name: "Yan", speaker: 6 })), 200);
-    expect(
-      await expectStatus(await alice(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 5, speaker_to: 6 })), 400),
-    ).toEqual({
-      detail: "Both speakers are assigned to participants",
+    await addParticipant({ name: "Zed", speaker: 5 });
+    await addParticipant({ name: "Yan", speaker: 6 });
+    expect(await answer(merge(api.alice, { speaker_from: 5, speaker_to: 6 }))).toEqual({
+      status: 400,
+      body: { detail: "Both speakers are assigned to participants" },
     });
-    expect((await bob(`/v1/transcripts/${id}/speaker/merge`, send("PATCH", { speaker_from: 0, speaker_to: 1 }))).status).toBe(403);
+    expect((await merge(api.bob, { speaker_from: 0, speaker_to: 1 })).response.status).toBe(403);
   });
 });
 
 describe("process", () => {
   it("refuses a transcript with nothing to process, and a locked one", async () => {
-    const t = await create(alice);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({
-      detail: "Recording is not ready for processing",
-    });
-    await expectStatus(await alice(`/v1/transcripts/${t.id}`, send("PATCH", { locked: true })), 200);
-    expect(await expectStatus(await alice(`/v1/transcripts/${t.id}/process`, send("POST")), 400)).toEqual({
-      detail: "Recording is locked",
-    });
-    expect((await bob(`/v1/transcripts/${t.id}/process`, send("POST"))).status).toBe(403);
+    const t = await create(api.alice);
+    const process = (as: ScribeClient) => as.POST("/v1/transcripts/{transcript_id}/process", onTranscript(t.id));
+    expect(await answer(process(api.alice))).toEqual({ status: 400, body: { detail: "Recording is not ready for processing" } });
+    await ok(api.alice.PATCH("/v1/transcripts/{transcript_id}", { ...onTranscript(t.id), body: { locked: true } }));
+    expect(await answer(process(api.alice))).toEqual({ status: 400, body: { detail: "Recording is locked" } });
+    expect((await process(api.bob)).response.status).toBe(403);
   });
 });
 
 describe("retention", () => {
   it("retention does nothing outside PUBLIC_MODE: not even an old anonymous transcript expires", async () => {
-    const t = await create(alice);
+    const t = await create(api.alice);
     await sql`update transcript set user_id = null, created_at = now() - interval '30 days' where id = ${t.id}`;
     expect(await transcriptionHooks(sys).expireTranscripts({ now: new Date(Date.now() + 30 * 86_400_000) })).toBeNull();
     expect(await sql`select 1 from transcript where id = ${t.id}`).toHaveLength(1);
