@@ -61,8 +61,14 @@ const ACTION_ITEMS = {
   ],
 };
 
-/** A transcript of alice's as the transcription service leaves it, with `mp3` stored and readable. */
-async function transcriptWithAudio(words: Word[]): Promise<string> {
+/** The loudness the pipeline measured for the seeded transcripts (three bars). */
+const WAVEFORM = [0.2, 0.5, 0.1];
+
+/**
+ * A transcript of alice's as the transcription service leaves it, with `mp3` stored and readable, and
+ * `waveform` (null: none, as for audio no pipeline ever measured) stored and on its event log.
+ */
+async function transcriptWithAudio(words: Word[], waveform: number[] | null = WAVEFORM): Promise<string> {
   const t = await tw.create({
     user_id: "alice",
     title: "Audio check",
@@ -84,7 +90,16 @@ async function transcriptWithAudio(words: Word[]): Promise<string> {
   await tw.applied(t.id);
   mkdirSync(join(storageRoot, "scribe-transcripts", t.id), { recursive: true });
   writeFileSync(join(storageRoot, "scribe-transcripts", transcriptKeys.mp3(t.id)), mp3);
-  writeFileSync(join(storageRoot, "scribe-transcripts", transcriptKeys.waveform(t.id)), JSON.stringify([0.2, 0.5, 0.1]));
+  if (waveform) {
+    writeFileSync(join(storageRoot, "scribe-transcripts", transcriptKeys.waveform(t.id)), JSON.stringify(waveform));
+    await tw.publish("transcript.event.appended", {
+      transcript_id: t.id,
+      user_id: "alice",
+      run_id: null,
+      event: "WAVEFORM",
+      data: { waveform },
+    });
+  }
   // The recordings service (which decides media access) learns of it from the same event.
   await eventually(async () => (await sys.as("alice")(mp3Path(t.id))).status === 200, {
     message: "the recordings service has the transcript",
@@ -150,6 +165,37 @@ describe("what the transcript page shows", () => {
     await page.locator(".word-scroller").evaluate((e: { scrollTop: number; scrollHeight: number }) => (e.scrollTop = e.scrollHeight));
     await page.getByRole("heading", { name: "Later on" }).waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, "transcript-page-seeded.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("the waveform", () => {
+  it("comes from the transcript socket's WAVEFORM event; a transcript without one opens with no 404 and no console error", async () => {
+    const context = await browser.newContext();
+    await context.addInitScript(
+      (t) => (globalThis as unknown as Storage).localStorage.setItem("scribe.token", t),
+      await sys.token("alice"),
+    );
+    const { page, problems } = await watchedPage(context);
+    const urls: string[] = [];
+    page.on("request", (r) => urls.push(new URL(r.url()).pathname));
+
+    await page.goto(`${sys.baseUrl}/transcripts/${id}`);
+    const bars = page.locator(".waveform path.waveform-bars");
+    await bars.waitFor();
+    // One bar per value of the event's waveform.
+    expect((await bars.getAttribute("d"))?.match(/M/g)).toHaveLength(WAVEFORM.length);
+
+    const without = await transcriptWithAudio([{ text: " alone", start: 1, end: 2, speaker: 0 }], null);
+    await page.goto(`${sys.baseUrl}/transcripts/${without}`);
+    await page.locator(".word").first().waitFor();
+    await page.locator("audio").waitFor({ state: "attached" });
+    await page.waitForLoadState("networkidle");
+    expect(await page.locator(".waveform").count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "transcript-page-no-waveform.png"), fullPage: true });
+
+    expect(urls.filter((u) => u.endsWith("/audio/waveform"))).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,4 +1,4 @@
-// The recording's loudness over time (GET …/audio/waveform), with the part already played in the
+// The recording's loudness over time (the transcript socket's WAVEFORM event), with the part already played in the
 // accent colour and a playhead. A click (or the arrow keys) moves the audio there.
 import { useMemo, useRef, useState } from "preact/hooks";
 import { formatDuration } from "../pages/transcript-list";

@@ -63,6 +63,7 @@ export function TranscriptPage({ id }: { id: string }) {
     setTopics(null);
     setDeleted(false);
     setLiveStatus(null);
+    setWaveform(null);
     void loadTranscript();
     void loadTopics();
     if (session.token()) void api.GET("/v1/me").then(({ data }) => setMe(data?.sub ?? null));
@@ -72,11 +73,6 @@ export function TranscriptPage({ id }: { id: string }) {
   // The mp3 route serves an owned transcript only to a signed-in caller (api.md §2.14).
   const hasAudio =
     !!transcript && transcript.status === "ended" && !transcript.audio_deleted && (!!session.token() || transcript.user_id === null);
-  useEffect(() => {
-    // The waveform route needs a signed-in caller; anonymous readers of a public transcript go without.
-    if (!hasAudio || !session.token()) return setWaveform(null);
-    void api.GET("/v1/transcripts/{transcript_id}/audio/waveform", path).then(({ data }) => setWaveform(data?.data ?? null));
-  }, [hasAudio, id]);
 
   /** After a run settles, the read model catches up a moment later: reload until it shows the status. */
   async function reloadUntil(value: Status) {
@@ -99,10 +95,12 @@ export function TranscriptPage({ id }: { id: string }) {
         if (SETTLED.includes(value)) void reloadUntil(value);
         return;
       }
+      // The waveform is only on the socket (its replay on connect, or live from a run): asking the API
+      // for one a transcript may not have (GET …/audio/waveform) would be a 404 on every such page.
+      if (message.event === "WAVEFORM" && Array.isArray(message.data.waveform)) return setWaveform(message.data.waveform as number[]);
       // The replay on connect repeats a settled transcript's whole log: only a run in progress is news.
       if (SETTLED.includes(status)) return;
       if (message.event === "TOPIC") void loadTopics();
-      if (message.event === "WAVEFORM" && Array.isArray(message.data.waveform)) setWaveform(message.data.waveform as number[]);
     },
     // Back after a drop: STATUS is not replayed, so read where the transcript is now.
     () => {
