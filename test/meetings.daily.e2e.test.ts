@@ -2,27 +2,29 @@
 // and meeting, join with a token, participants arrive and leave (signed webhooks), the session ends
 // and deactivates the meeting, and the recording becomes a recording.available event with the
 // participants' tracks, their offsets and names.
+import { ok, type ScribeClient } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onRoomMeeting, onRoomName } from "./support/api";
 import {
   RECORDED_MEETING_EVENTS,
+  createMeeting,
   meetingEventsUntil,
-  post,
+  readMeeting,
   roomWithMeetings,
   startPlatformSystem,
   type PlatformSystem,
 } from "./support/platforms";
-import type { Client } from "./support/system";
 
 let sys: PlatformSystem;
-let alice: Client;
-let bob: Client;
-let anon: Client;
+let alice: ScribeClient;
+let bob: ScribeClient;
+let anon: ScribeClient;
 
 beforeAll(async () => {
   sys = await startPlatformSystem({ label: "mtgdaily" });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
-  anon = sys.as(null);
+  alice = sys.client("alice");
+  bob = sys.client("bob");
+  anon = sys.client(null);
 });
 afterAll(async () => sys?.stop());
 
@@ -31,9 +33,7 @@ describe("a Daily meeting end to end", () => {
     await roomWithMeetings(sys.client("alice"), { name: "standup", store_video: true });
 
     // Create: a Daily room per meeting, named after the room with a UTC timestamp.
-    const created = await alice("/v1/rooms/standup/meeting", post({}));
-    expect(created.status).toBe(200);
-    const meeting = await created.json();
+    const meeting = await createMeeting(alice, "standup");
     expect(meeting).toMatchObject({ platform: "daily", is_active: true, room_mode: "normal", recording_type: "cloud", store_video: true });
     expect(meeting.room_name).toMatch(/^standup-\d{14}$/);
     const simRoom = sys.daily.rooms.get(meeting.room_name)!;
@@ -42,9 +42,11 @@ describe("a Daily meeting end to end", () => {
     expect(simRoom.properties.recordings_bucket).toMatchObject({ bucket_name: sys.daily.bucket, allow_api_access: true });
 
     // Joining signed in returns the room URL with a meeting token carrying the user id.
-    const joined = await alice(`/v1/rooms/standup/meetings/${meeting.id}/join?display_name=Alice`, { method: "POST" });
-    expect(joined.status).toBe(200);
-    const aliceView = await joined.json();
+    const aliceView = await ok(
+      alice.POST("/v1/rooms/{room_name}/meetings/{meeting_id}/join", {
+        params: { path: { room_name: "standup", meeting_id: meeting.id }, query: { display_name: "Alice" } },
+      }),
+    );
     const token = new URL(aliceView.room_url).searchParams.get("t");
     expect(token).toBeTruthy();
     expect(sys.daily.tokens.at(-1)).toMatchObject({ room_name: meeting.room_name, user_id: "alice", user_name: "Alice", is_owner: true });
@@ -53,16 +55,16 @@ describe("a Daily meeting end to end", () => {
     const a = await sys.daily.join(meeting.room_name, { userName: "Alice", userId: "alice" });
     const b = await sys.daily.join(meeting.room_name, { userName: "Bob" });
     expect([a.webhook.status, b.webhook.status]).toEqual([200, 200]);
-    const during = await (await alice(`/v1/rooms/standup/meetings/${meeting.id}`)).json();
+    const during = await readMeeting(alice, "standup", meeting.id);
     expect(during).toMatchObject({ is_active: true, num_clients: 2 });
 
     // They leave; the last one out ends the session, which deactivates the meeting.
     await sys.daily.leave(meeting.room_name, b.participant.id);
     const last = await sys.daily.leave(meeting.room_name, a.participant.id);
     expect(last.ended?.status).toBe(200);
-    const after = await (await alice(`/v1/rooms/standup/meetings/${meeting.id}`)).json();
+    const after = await readMeeting(alice, "standup", meeting.id);
     expect(after).toMatchObject({ is_active: false, num_clients: 0 });
-    expect(await (await alice("/v1/rooms/standup/meetings/active")).json()).toEqual([]);
+    expect(await ok(alice.GET("/v1/rooms/{room_name}/meetings/active", onRoomName("standup")))).toEqual([]);
 
     // The recording: one WebM/Opus track per participant, the second starting 1.5 s in.
     const rec = await sys.daily.finishRecording({
@@ -132,7 +134,7 @@ describe("a Daily meeting end to end", () => {
 
   it("names every recorded participant, also when the recording is all the simulator is asked for", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "speech-only" });
-    const meeting = await (await alice("/v1/rooms/speech-only/meeting", post({}))).json();
+    const meeting = await createMeeting(alice, "speech-only");
     const rec = await sys.daily.finishRecording({
       roomName: meeting.room_name,
       tracks: [{ participantName: "Grace", startOffsetSeconds: 0.25 }],
@@ -147,14 +149,14 @@ describe("a Daily meeting end to end", () => {
 
   it("deactivates a used meeting at the next processing round once everyone left (no meeting.ended needed)", async () => {
     await roomWithMeetings(sys.client("bob"), { name: "no-end-signal" });
-    const meeting = await (await bob("/v1/rooms/no-end-signal/meeting", post({}))).json();
+    const meeting = await createMeeting(bob, "no-end-signal");
     // Someone joins, but the webhook is lost: presence tells the job about them.
     const room = sys.daily.rooms.get(meeting.room_name)!;
     room.participants.push({ id: crypto.randomUUID(), userId: "x", userName: "Carol", joinedAt: Date.now(), leftAt: null });
     let round = await sys.processMeetings();
     expect(round.processed).toContain(meeting.id);
     expect(round.deactivated).not.toContain(meeting.id);
-    const seen = await (await bob(`/v1/rooms/no-end-signal/meetings/${meeting.id}`)).json();
+    const seen = await readMeeting(bob, "no-end-signal", meeting.id);
     expect(seen).toMatchObject({ is_active: true, num_clients: 1 });
 
     // Carol leaves without any webhook: presence is empty at the next round, the meeting was used.
@@ -173,7 +175,7 @@ describe("a Daily meeting end to end", () => {
 
   it("treats a room the platform no longer knows as empty", async () => {
     await roomWithMeetings(sys.client("bob"), { name: "expired-room" });
-    const meeting = await (await bob("/v1/rooms/expired-room/meeting", post({}))).json();
+    const meeting = await createMeeting(bob, "expired-room");
     await sys.daily.join(meeting.room_name, { userName: "Dan" });
     // Daily removed the room at its exp without telling anyone: the open stay must still close.
     sys.daily.expireRoom(meeting.room_name);
@@ -184,11 +186,9 @@ describe("a Daily meeting end to end", () => {
 
   it("lets anonymous callers join with the stored room URL (no token) and hides the host URL", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "guests-welcome" });
-    const meeting = await (await alice("/v1/rooms/guests-welcome/meeting", post({}))).json();
+    const meeting = await createMeeting(alice, "guests-welcome");
     const tokensBefore = sys.daily.tokens.length;
-    const res = await anon(`/v1/rooms/guests-welcome/meetings/${meeting.id}/join`, { method: "POST" });
-    expect(res.status).toBe(200);
-    const view = await res.json();
+    const view = await ok(anon.POST("/v1/rooms/{room_name}/meetings/{meeting_id}/join", onRoomMeeting("guests-welcome", meeting.id)));
     expect(view.room_url).toBe(meeting.room_url);
     expect(view.host_room_url).toBe("");
     expect(sys.daily.tokens.length).toBe(tokensBefore);

@@ -2,42 +2,44 @@
 // arrive and leave (signed webhooks), the room session ends and deactivates the meeting, and the one
 // recording file becomes a recording.available event.
 import { startWherebySimulator } from "@scribe/simulators";
+import type { ScribeClient } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answer, onRoomName } from "./support/api";
 import {
   RECORDED_MEETING_EVENTS,
+  createMeeting,
   meetingEventsUntil,
-  post,
+  readMeeting,
   roomWithMeetings,
   startPlatformSystem,
   type PlatformSystem,
 } from "./support/platforms";
-import type { Client } from "./support/system";
 
 let sys: PlatformSystem;
-let alice: Client;
+let alice: ScribeClient;
 
 beforeAll(async () => {
   sys = await startPlatformSystem({ label: "mtgwhereby", whereby: { endSessionWhenEmpty: true } });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
 });
 afterAll(async () => sys?.stop());
 
 describe("a Whereby meeting end to end", () => {
   it("runs from creation through participants and the session's end to recording.available with one file", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "retro", platform: "whereby" });
-    const meeting = await (await alice("/v1/rooms/retro/meeting", post({}))).json();
+    const meeting = await createMeeting(alice, "retro");
     expect(meeting).toMatchObject({ platform: "whereby", is_active: true });
     expect(meeting.host_room_url).toContain("roomKey=");
 
     const zoe = await sys.whereby.join(meeting.id, { displayName: "Zoë" });
     const yann = await sys.whereby.join(meeting.id, { displayName: "Yann" });
     expect([zoe.webhook.status, yann.webhook.status]).toEqual([200, 200]);
-    expect((await (await alice(`/v1/rooms/retro/meetings/${meeting.id}`)).json()).num_clients).toBe(2);
+    expect((await readMeeting(alice, "retro", meeting.id)).num_clients).toBe(2);
 
     await sys.whereby.leave(meeting.id, zoe.participantId);
     const last = await sys.whereby.leave(meeting.id, yann.participantId);
     expect(last.ended?.status).toBe(200);
-    expect(await (await alice(`/v1/rooms/retro/meetings/${meeting.id}`)).json()).toMatchObject({ is_active: false, num_clients: 0 });
+    expect(await readMeeting(alice, "retro", meeting.id)).toMatchObject({ is_active: false, num_clients: 0 });
 
     const rec = await sys.whereby.finishRecording({ meetingId: meeting.id });
     expect(rec.webhook.status).toBe(200);
@@ -65,7 +67,7 @@ describe("a Whereby meeting end to end", () => {
 
   it("deactivates from room sessions when the webhooks were missed, at the next processing round", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "quiet", platform: "whereby" });
-    const meeting = await (await alice("/v1/rooms/quiet/meeting", post({}))).json();
+    const meeting = await createMeeting(alice, "quiet");
     const sim = sys.whereby.meetings.get(meeting.id)!;
     sim.sessions.push({ roomSessionId: "s-1", startedAt: new Date().toISOString(), endedAt: null });
     expect((await sys.processMeetings()).deactivated).not.toContain(meeting.id);
@@ -77,7 +79,7 @@ describe("a Whereby meeting end to end", () => {
 
   it("keeps a never-used meeting through the join window, then deactivates it", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "unused", platform: "whereby" });
-    const meeting = await (await alice("/v1/rooms/unused/meeting", post({}))).json();
+    const meeting = await createMeeting(alice, "unused");
     const created = Date.now();
     expect((await sys.processMeetings({ now: new Date(created + 60_000) })).deactivated).not.toContain(meeting.id);
     expect((await sys.processMeetings({ now: new Date(created + 301_000) })).deactivated).toContain(meeting.id);
@@ -86,7 +88,7 @@ describe("a Whereby meeting end to end", () => {
   // Last in this file: it replaces the platform with a restarted one whose ids repeat.
   it("answers 409 when the platform hands out a meeting id Scribe already stores (a platform restart)", async () => {
     await roomWithMeetings(sys.client("alice"), { name: "restarted", platform: "whereby" });
-    const first = await (await alice("/v1/rooms/restarted/meeting", post({ allow_duplicated: true }))).json();
+    const first = await createMeeting(alice, "restarted", { allow_duplicated: true });
     const { port } = new URL(sys.whereby.url);
     await sys.whereby.close();
     const again = await startWherebySimulator({
@@ -97,9 +99,9 @@ describe("a Whereby meeting end to end", () => {
       firstMeetingId: Number(first.id),
     });
     try {
-      const res = await alice("/v1/rooms/restarted/meeting", post({ allow_duplicated: true }));
-      expect(res.status).toBe(409);
-      expect(await res.json()).toEqual({ detail: `The whereby meeting ${first.id} already exists` });
+      expect(
+        await answer(alice.POST("/v1/rooms/{room_name}/meeting", { ...onRoomName("restarted"), body: { allow_duplicated: true } })),
+      ).toEqual({ status: 409, body: { detail: `The whereby meeting ${first.id} already exists` } });
     } finally {
       await again.close();
     }
@@ -112,6 +114,7 @@ describe("the Whereby simulator", () => {
     for (let i = 0; i < 2; i++) {
       const sim = await startWherebySimulator({ storage: sys.storage });
       try {
+        // Raw: the simulator's own API (Whereby's), not Scribe's.
         const res = await fetch(`${sim.url}/meetings`, {
           method: "POST",
           headers: { authorization: `Bearer ${sim.apiKey}`, "content-type": "application/json" },

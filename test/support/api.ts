@@ -4,6 +4,10 @@
 export const onTranscript = (id: string) => ({ params: { path: { transcript_id: id } } });
 export const onRoom = (id: string) => ({ params: { path: { room_id: id } } });
 export const onRoomName = (name: string) => ({ params: { path: { room_name: name } } });
+export const onMeeting = (id: string) => ({ params: { path: { meeting_id: id } } });
+export const onRoomMeeting = (roomName: string, meetingId: string) => ({
+  params: { path: { room_name: roomName, meeting_id: meetingId } },
+});
 
 /** A call's status and body (the data, or the refusal's body), for tests that compare both at once. */
 export async function answer<D, E>(pending: Promise<{ data?: D; error?: E; response: Response }>) {

@@ -70,6 +70,14 @@ export async function startPlatformSystem(opts: {
 
 export const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
 
+/** Create (or reuse) a meeting in the room called `room`. */
+export const createMeeting = (api: ScribeClient, room: string, body: Schemas["CreateRoomMeeting"] = {}) =>
+  ok(api.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: room } }, body }));
+
+/** One meeting of the room called `room`, as `api` sees it. */
+export const readMeeting = (api: ScribeClient, room: string, meetingId: string) =>
+  ok(api.GET("/v1/rooms/{room_name}/meetings/{meeting_id}", { params: { path: { room_name: room, meeting_id: meetingId } } }));
+
 /** Create a room and wait until the meetings service has it (room events arrive asynchronously). */
 export async function roomWithMeetings(api: ScribeClient, body: Schemas["CreateRoom"]): Promise<{ id: string; name: string }> {
   const room = await ok(api.POST("/v1/rooms", { body }));
