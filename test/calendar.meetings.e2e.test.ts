@@ -3,6 +3,7 @@
 // with an injected clock (4:59 before the start is allowed, 5:01 refused), joining an event by its id
 // over HTTP (its meeting made on demand, replaced once it ended), meetings made ahead of their
 // events, and a deleted room taking its events with it.
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { type Caller } from "@scribe/contracts";
 import { isAppError, type ErrorKind } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
@@ -22,51 +23,51 @@ import {
   type FeedEventSpec,
   type FeedServer,
 } from "./support/calendar";
+import { answer, onMeeting, onRoom, onRoomMeeting, onRoomName } from "./support/api";
 import { meetingEvents, startPlatformSystem, type PlatformSystem } from "./support/platforms";
-import type { Client } from "./support/system";
 
 let sys: PlatformSystem;
 let feeds: FeedServer;
 let calendar: CalendarService;
-let alice: Client;
-let bob: Client;
-let anon: Client;
+let alice: ScribeClient;
+let bob: ScribeClient;
+let anon: ScribeClient;
 const ALICE: Caller = { userId: "alice", email: "alice@example.com", via: "bearer" };
 
 beforeAll(async () => {
   feeds = await startFeedServer();
   sys = await startPlatformSystem({ label: "calmeet", env: CALENDAR_TEST_ENV });
   calendar = calendarOf(sys);
-  alice = sys.as("alice");
-  bob = sys.as("bob");
-  anon = sys.as(null);
+  alice = sys.client("alice");
+  bob = sys.client("bob");
+  anon = sys.client(null);
 });
 afterAll(async () => {
   await sys?.stop();
   await feeds?.close();
 });
 
-interface EventBody {
-  id: string;
-  ics_uid: string;
-  title: string;
-  description: string | null;
-  attendees: unknown[] | null;
-  start_time: string;
-}
+const eventsOf = (as: ScribeClient, room: string) => ok(as.GET("/v1/rooms/{room_name}/meetings", onRoomName(room)));
+const upcomingOf = (as: ScribeClient, room: string, minutesAhead?: number) =>
+  as.GET("/v1/rooms/{room_name}/meetings/upcoming", {
+    params: { path: { room_name: room }, query: minutesAhead === undefined ? {} : { minutes_ahead: minutesAhead } },
+  });
+const activeMeetings = (as: ScribeClient, room: string) => ok(as.GET("/v1/rooms/{room_name}/meetings/active", onRoomName(room)));
+const join = (as: ScribeClient, room: string, meetingId: string) =>
+  as.POST("/v1/rooms/{room_name}/meetings/{meeting_id}/join", onRoomMeeting(room, meetingId));
 
 /** A room of alice's (shared unless said) whose feed holds `events`, synced at `now`. */
 async function roomWithEvents(
   name: string,
   events: (now: Date) => FeedEventSpec[],
-  opts: { now?: Date; room?: Record<string, unknown> } = {},
+  opts: { now?: Date; room?: Partial<Schemas["CreateRoom"]> } = {},
 ) {
   const now = opts.now ?? wholeSecondNow();
   feeds.set(`/${name}.ics`, icsFeed(events(now).map((e) => ({ location: roomLocation(name), ...e }))));
   const room = await roomWithCalendar(sys.client("alice"), { name, ics_url: feeds.url(`/${name}.ics`), ics_enabled: true, ...opts.room });
   const result = await calendar.syncRoom(room.id, { now });
   expect(result.status).toBe("success");
-  const list = (await (await alice(`/v1/rooms/${name}/meetings`)).json()) as EventBody[];
+  const list = await eventsOf(alice, name);
   const byUid = Object.fromEntries(list.map((e) => [e.ics_uid, e]));
   return { room, now, byUid };
 }
@@ -101,7 +102,7 @@ describe("a room's calendar events", () => {
       ],
       { room: { is_shared: true } },
     );
-    const mine = (await (await alice("/v1/rooms/listed/meetings")).json()) as EventBody[];
+    const mine = await eventsOf(alice, "listed");
     expect(mine.map((e) => e.title)).toEqual(["Earlier", "Later"]);
     expect(mine[1]).toMatchObject({
       description: "Secret agenda",
@@ -111,12 +112,12 @@ describe("a room's calendar events", () => {
       ],
     });
     for (const who of [bob, anon]) {
-      const theirs = (await (await who("/v1/rooms/listed/meetings")).json()) as EventBody[];
+      const theirs = await eventsOf(who, "listed");
       expect(theirs.map((e) => [e.title, e.description, e.attendees])).toEqual([
         ["Earlier", null, null],
         ["Later", null, null],
       ]);
-      const upcoming = (await (await who("/v1/rooms/listed/meetings/upcoming?minutes_ahead=300")).json()) as EventBody[];
+      const upcoming = await ok(upcomingOf(who, "listed", 300));
       expect(upcoming.map((e) => [e.title, e.description, e.attendees])).toEqual([["Later", null, null]]);
     }
   });
@@ -129,12 +130,11 @@ describe("a room's calendar events", () => {
       { id: "two-hours", start: minutesFrom(now, 119), end: minutesFrom(now, 150), summary: "In two hours" },
       { id: "three-hours", start: minutesFrom(now, 179), end: minutesFrom(now, 210), summary: "In three hours" },
     ]);
-    const upcoming = async (query: string) =>
-      ((await (await anon(`/v1/rooms/agenda/meetings/upcoming${query}`)).json()) as EventBody[]).map((e) => e.title);
-    expect(await upcoming("")).toEqual(["Happening now", "In 15 minutes", "In two hours"]);
-    expect(await upcoming("?minutes_ahead=180")).toEqual(["Happening now", "In 15 minutes", "In two hours", "In three hours"]);
-    expect(await upcoming("?minutes_ahead=30")).toEqual(["Happening now", "In 15 minutes"]);
-    expect((await anon("/v1/rooms/agenda/meetings/upcoming?minutes_ahead=-1")).status).toBe(422);
+    const upcoming = async (minutesAhead?: number) => (await ok(upcomingOf(anon, "agenda", minutesAhead))).map((e) => e.title);
+    expect(await upcoming()).toEqual(["Happening now", "In 15 minutes", "In two hours"]);
+    expect(await upcoming(180)).toEqual(["Happening now", "In 15 minutes", "In two hours", "In three hours"]);
+    expect(await upcoming(30)).toEqual(["Happening now", "In 15 minutes"]);
+    expect((await upcomingOf(anon, "agenda", -1)).response.status).toBe(422);
   });
 
   it("draws the upcoming window exactly: starting at now + window is in, a second later is out; ending now is in", async () => {
@@ -173,7 +173,7 @@ describe("joining a calendar event", () => {
       detail: "Meeting has not started yet",
     });
     expect(await refusal(join(minutesFrom(start, 30)))).toEqual({ kind: "bad_request", detail: "Meeting has ended" });
-    expect(await (await alice("/v1/rooms/early/meetings/active")).json()).toEqual([]);
+    expect(await activeMeetings(alice, "early")).toEqual([]);
 
     const meeting = await join(new Date(start.getTime() - 299_000));
     expect(meeting).toMatchObject({
@@ -206,34 +206,30 @@ describe("joining a calendar event", () => {
       { id: "tonight", start: minutesFrom(now, 120), end: minutesFrom(now, 150), summary: "Tonight" },
       { id: "over", start: minutesFrom(now, -40), end: minutesFrom(now, -1), summary: "Over" },
     ]);
-    const joinPath = (id: string) => `/v1/rooms/drop-in/meetings/${id}/join`;
-    const asBob = await bob(joinPath(byUid.ongoing!.id), { method: "POST" });
-    expect(asBob.status).toBe(200);
-    const bobs = await asBob.json();
+    const joinAs = (as: ScribeClient, id: string) => join(as, "drop-in", id);
+    const bobs = await ok(joinAs(bob, byUid.ongoing!.id));
     expect(bobs).toMatchObject({
       calendar_event_id: byUid.ongoing!.id,
       host_room_url: "",
       calendar_metadata: { title: "Ongoing", description: null },
     });
     expect(new URL(bobs.room_url).searchParams.get("t")).toBeTruthy();
-    const asAnon = await (await anon(joinPath(byUid.ongoing!.id), { method: "POST" })).json();
+    const asAnon = await ok(joinAs(anon, byUid.ongoing!.id));
     expect(asAnon.id).toBe(bobs.id);
     expect(new URL(asAnon.room_url).searchParams.get("t")).toBeNull();
-    const asAlice = await (await alice(joinPath(byUid.ongoing!.id), { method: "POST" })).json();
+    const asAlice = await ok(joinAs(alice, byUid.ongoing!.id));
     expect(asAlice).toMatchObject({ id: bobs.id, calendar_metadata: { description: "Owner only" } });
     expect(asAlice.host_room_url).not.toBe("");
     // The meeting is a normal meeting of the room from now on: listed, and joined by its own id.
-    expect(((await (await anon("/v1/rooms/drop-in/meetings/active")).json()) as { id: string }[]).map((m) => m.id)).toContain(bobs.id);
-    expect((await bob(joinPath(bobs.id), { method: "POST" })).status).toBe(200);
+    expect((await activeMeetings(anon, "drop-in")).map((m) => m.id)).toContain(bobs.id);
+    await ok(joinAs(bob, bobs.id));
 
     for (const [id, status, detail] of [
       [byUid.tonight!.id, 400, "Meeting has not started yet"],
       [byUid.over!.id, 400, "Meeting has ended"],
       ["no-such-id", 404, "Meeting not found"],
     ] as const) {
-      const res = await bob(joinPath(id), { method: "POST" });
-      expect(res.status, id).toBe(status);
-      expect(await res.json()).toEqual({ detail });
+      expect(await answer(joinAs(bob, id)), id).toEqual({ status, body: { detail } });
     }
   });
 
@@ -241,14 +237,12 @@ describe("joining a calendar event", () => {
     const { byUid } = await roomWithEvents("rejoin", (now) => [
       { id: "long", start: minutesFrom(now, -5), end: minutesFrom(now, 90), summary: "Long" },
     ]);
-    const path = `/v1/rooms/rejoin/meetings/${byUid.long!.id}/join`;
-    const first = await (await alice(path, { method: "POST" })).json();
-    expect((await alice(`/v1/meetings/${first.id}/deactivate`, { method: "PATCH" })).status).toBe(200);
-    const second = await (await bob(path, { method: "POST" })).json();
+    const first = await ok(join(alice, "rejoin", byUid.long!.id));
+    await ok(alice.PATCH("/v1/meetings/{meeting_id}/deactivate", onMeeting(first.id)));
+    const second = await ok(join(bob, "rejoin", byUid.long!.id));
     expect(second.id).not.toBe(first.id);
     expect(second).toMatchObject({ calendar_event_id: byUid.long!.id, is_active: true });
-    const stale = await bob(`/v1/rooms/rejoin/meetings/${first.id}/join`, { method: "POST" });
-    expect(await stale.json()).toEqual({ detail: "Meeting is not active" });
+    expect((await answer(join(bob, "rejoin", first.id))).body).toEqual({ detail: "Meeting is not active" });
   });
 });
 
@@ -266,21 +260,16 @@ describe("meetings made ahead", () => {
       (n) => [{ id: "off-3", start: minutesFrom(n, 3), end: minutesFrom(n, 33), summary: "Off" }],
       { now },
     );
-    const off = await (await alice("/v1/rooms/name/ahead-off")).json();
-    expect((await alice(`/v1/rooms/${off.id}`, { method: "PATCH", body: JSON.stringify({ ics_enabled: false }) })).status).toBe(200);
-    await eventually(async () => (await (await alice("/v1/rooms/ahead-off/ics/status")).json()).status === "disabled");
+    const off = await ok(alice.GET("/v1/rooms/name/{room_name}", onRoomName("ahead-off")));
+    await ok(alice.PATCH("/v1/rooms/{room_id}", { ...onRoom(off.id), body: { ics_enabled: false } }));
+    await eventually(async () => (await ok(alice.GET("/v1/rooms/{room_name}/ics/status", onRoomName("ahead-off")))).status === "disabled");
 
     const round = await calendar.createUpcomingMeetings({ now });
     expect(new Set(round.created)).toEqual(new Set([byUid["in-3"]!.id, byUid["started-4"]!.id]));
     expect(round.created).not.toContain(offEvents["off-3"]!.id);
     expect(await calendar.createUpcomingMeetings({ now })).toEqual({ created: [], failed: [] });
 
-    const active = (await (await alice("/v1/rooms/ahead/meetings/active")).json()) as {
-      id: string;
-      calendar_event_id: string;
-      start_date: string;
-      calendar_metadata: { description: string };
-    }[];
+    const active = await activeMeetings(alice, "ahead");
     const made = active.find((m) => m.calendar_event_id === byUid["in-3"]!.id)!;
     expect(made).toMatchObject({ start_date: minutesFrom(now, 3).toISOString(), calendar_metadata: { description: "D" } });
     const events = await meetingEvents(sys, made.id);
@@ -305,10 +294,9 @@ describe("deleting a room", () => {
       const count = async () =>
         (await db<{ n: number }[]>`select count(*)::int as n from calendar.calendar_event where room_id = ${room.id}`)[0]!.n;
       expect(await count()).toBe(1);
-      expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(200);
+      await ok(alice.DELETE("/v1/rooms/{room_id}", onRoom(room.id)));
       await eventually(async () => (await count()) === 0, { message: "the room's calendar events were removed" });
-      const res = await alice("/v1/rooms/doomed/meetings");
-      expect(res.status).toBe(404);
+      expect((await alice.GET("/v1/rooms/{room_name}/meetings", onRoomName("doomed"))).response.status).toBe(404);
     } finally {
       await db.end();
     }
