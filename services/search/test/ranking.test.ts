@@ -2,9 +2,10 @@
 // search service ranks — from the RUM index, or the GIN fallback — give the same top results as
 // ts_rank computed over every match, and the total is exact up to its bound and capped beyond it.
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
-import { TEST_ADMIN_URL, createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
+import { createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEARCH_DB_SETTINGS, availableSearchIndex, searchTranscripts, type SearchIndex, type SearchQuery } from "../src/store";
+import { RUM_AVAILABLE, transcriptRow } from "./read-model";
 
 const RANDOM_TRANSCRIPTS = 600;
 // Transcripts with the same text, so the same rank for any query: ties, ordered newest first.
@@ -14,19 +15,6 @@ const TIED_WORD = "zqtiedx";
 // Pseudo-words no English stemming or stop list touches; drawn with a Zipf-like law, so word 0 is
 // in nearly every transcript and word 150 in a few.
 const VOCAB = Array.from({ length: 300 }, (_, i) => `zq${i.toString(36)}x`);
-
-/** Whether this server has the RUM extension: its tests run only there (deploy/ensure-deps.sh installs it). */
-const RUM_AVAILABLE = await (async () => {
-  const admin = connectDb(TEST_ADMIN_URL, { schema: "public", max: 1 });
-  try {
-    const [row] = await admin<
-      { available: boolean }[]
-    >`select exists (select 1 from pg_available_extensions where name = 'rum') as available`;
-    return row!.available;
-  } finally {
-    await admin.end({ timeout: 1 });
-  }
-})();
 
 let db: TestDatabase;
 let sql: Sql;
@@ -38,31 +26,19 @@ beforeAll(async () => {
   const random = seededRandom(7);
   const draw = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(VOCAB.length ** random()) - 1]!).join(" ");
   const tiedAges = Array.from({ length: TIED_TRANSCRIPTS }, (_, i) => i).sort(() => random() - 0.5);
-  const rows = Array.from({ length: TRANSCRIPTS }, (_, g) => ({
-    id: g < RANDOM_TRANSCRIPTS ? `t-${g}` : `tied-${g}`,
-    version: 1,
-    state_version: 1,
-    name: `Transcript ${g}`,
-    status: "ended",
-    locked: false,
-    duration: 60_000,
-    // Tied rows' ages shuffled against their order in the table and the index.
-    created_at: new Date(
-      Date.UTC(2026, 0, 1) + (g < RANDOM_TRANSCRIPTS ? g : RANDOM_TRANSCRIPTS + tiedAges[g - RANDOM_TRANSCRIPTS]!) * 60_000,
-    ),
-    updated_at: new Date(Date.UTC(2026, 0, 1)),
-    title: g < RANDOM_TRANSCRIPTS ? draw(3) : TIED_WORD,
-    long_summary: g < RANDOM_TRANSCRIPTS ? draw(20) : `${TIED_WORD} ${VOCAB[0]}`,
-    webvtt_text: g < RANDOM_TRANSCRIPTS ? draw(60) : VOCAB[0]!,
-    participants: sql.json([]),
-    source_language: "en",
-    target_language: "en",
-    reviewed: false,
-    audio_location: "storage",
-    user_id: `user-${g % 3}`,
-    share_mode: "private",
-    source_kind: "file",
-  }));
+  const rows = Array.from({ length: TRANSCRIPTS }, (_, g) =>
+    transcriptRow(sql, {
+      id: g < RANDOM_TRANSCRIPTS ? `t-${g}` : `tied-${g}`,
+      // Tied rows' ages shuffled against their order in the table and the index.
+      created_at: new Date(
+        Date.UTC(2026, 0, 1) + (g < RANDOM_TRANSCRIPTS ? g : RANDOM_TRANSCRIPTS + tiedAges[g - RANDOM_TRANSCRIPTS]!) * 60_000,
+      ),
+      title: g < RANDOM_TRANSCRIPTS ? draw(3) : TIED_WORD,
+      long_summary: g < RANDOM_TRANSCRIPTS ? draw(20) : `${TIED_WORD} ${VOCAB[0]}`,
+      webvtt_text: g < RANDOM_TRANSCRIPTS ? draw(60) : VOCAB[0]!,
+      user_id: `user-${g % 3}`,
+    }),
+  );
   await sql`insert into transcript ${sql(rows)}`;
   await sql`analyze transcript`;
 });
