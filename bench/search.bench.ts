@@ -7,7 +7,7 @@
 // The seeded corpus is kept between runs in a database named after its size and CORPUS_VERSION
 // (seeding 100k took 12 minutes on the shared 2-core machine, 1M would take about ten times that):
 // BENCH_SEARCH_FRESH=1 seeds it again; bump CORPUS_VERSION when seed() changes. The bench only reads it.
-import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps, type ListingScope } from "@scribe/contracts";
+import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps } from "@scribe/contracts";
 import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
 import { TEST_ADMIN_URL, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { searchService } from "@scribe/search";
@@ -17,7 +17,7 @@ import { percentile, report, time } from "./report";
 
 const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
-const CORPUS_VERSION = 1;
+const CORPUS_VERSION = 2;
 
 /** Distinct pseudo-words (no English stop words or stems collide). */
 export function vocabulary(size: number): string[] {
@@ -60,7 +60,8 @@ export function vocabulary(size: number): string[] {
  * 5-word title, 60-word summary and 200-word text. Words are drawn with a Zipf-like law (rank r with
  * probability ~1/r), as in real text: a few words are in every transcript, most are rare. With
  * 20,000 words, rank 100 is in about a fifth of the transcripts, rank 1,000 in 2 %, rank 10,000 in
- * 0.2 %. Postgres' random() is seeded per batch, so a corpus is the same every time. The full-text
+ * 0.2 %. One transcript in 41 is in its owner's trash (soft-deleted), so each user has 2 or 3 there.
+ * Postgres' random() is seeded per batch, so a corpus is the same every time. The full-text
  * indexes are built once after the load, much faster than maintaining them per row.
  */
 export async function seed(sql: Sql, vocab: string[], n: number): Promise<void> {
@@ -78,10 +79,11 @@ export async function seed(sql: Sql, vocab: string[], n: number): Promise<void> 
       await tx`
         insert into transcript (id, version, state_version, name, status, locked, duration, created_at, updated_at,
           title, long_summary, webvtt_text, participants, source_language, target_language, reviewed, audio_location,
-          user_id, share_mode, source_kind, room_id, room_name, room_shared)
+          user_id, share_mode, source_kind, room_id, room_name, room_shared, deleted_at)
         select 'bench-' || g, 1, 1, 'Transcript ' || g, 'ended', false, 1800000,
           now() - g * interval '1 minute', now(), ${draw(5)}, ${draw(60)}, ${draw(200)}, '[]', 'en', 'en', false, 'storage',
-          'user-' || g % 1000, 'public', 'room', 'room-' || g % 500, 'room name ' || g % 500, g % 500 < 25
+          'user-' || g % 1000, 'public', 'room', 'room-' || g % 500, 'room name ' || g % 500, g % 500 < 25,
+          case when g % 41 = 0 then now() - g * interval '1 second' end
         from generate_series(${start}::int, ${Math.min(n, start + batch) - 1}::int) g`;
     });
     process.stdout.write(`  seeded ${Math.min(n, start + batch).toLocaleString("en-US")} transcripts\r`);
@@ -92,15 +94,60 @@ export async function seed(sql: Sql, vocab: string[], n: number): Promise<void> 
 }
 
 /** The exact ranking search had before: ts_rank over every match and an exact count (the baseline). */
-function exactStatement(db: Sql, q: SearchQuery) {
-  const tsquery = db`websearch_to_tsquery('english', ${q.text})`;
+function exactStatement(db: Sql, c: BenchCase) {
+  const tsquery = db`websearch_to_tsquery('english', ${c.q})`;
   return db`
     with hits as (
       select t.id, t.created_at, ts_rank(t.search_vector, ${tsquery}, 32) as rank
       from projection.transcript t
-      where t.deleted_at is null and (t.user_id is null or t.share_mode = 'public' or t.room_shared) and t.search_vector @@ ${tsquery}),
-    page as (select id, rank, created_at from hits order by rank desc, created_at desc, id limit ${q.limit} offset ${q.offset})
+      where ${visibleIn(db, c)} and t.search_vector @@ ${tsquery}),
+    page as (select id, rank, created_at from hits order by rank desc, created_at desc, id limit 20)
     select page.id, (select count(*) from hits) as total from page order by page.rank desc, page.created_at desc, page.id`;
+}
+
+/** The baseline's own statement of what a case's caller sees (behaviour-search-notify-auth §1.4). */
+function visibleIn(db: Sql, c: BenchCase) {
+  const room = c.roomId ? db`t.room_id = ${c.roomId}` : db`true`;
+  if (c.trash) return db`t.deleted_at is not null and t.user_id = ${c.userId!} and ${room}`;
+  if (c.userId) return db`t.deleted_at is null and (t.user_id = ${c.userId} or t.room_shared) and ${room}`;
+  return db`t.deleted_at is null and (t.user_id is null or t.share_mode = 'public' or t.room_shared) and ${room}`;
+}
+
+/** One kind of search the bench times: a query, asked anonymously (PUBLIC_MODE) or as one user, maybe in one room or the trash. */
+interface BenchCase {
+  name: string;
+  q: string;
+  userId?: string;
+  roomId?: string;
+  trash?: boolean;
+}
+
+/**
+ * From a word in nearly every transcript to one in 0.1 %, the web-search forms and browsing, over
+ * everything visible (anonymous, PUBLIC_MODE: all 100k); then one user's scope (their 100 and the
+ * shared rooms' 5 %), one room (0.2 %) and the user's trash (2 or 3 soft-deleted transcripts).
+ */
+function benchCases(vocab: string[]): BenchCase[] {
+  const user = "user-7";
+  const room = "room-7";
+  return [
+    { name: "word in ~all", q: vocab[4]! },
+    { name: "word in ~20 %", q: vocab[99]! },
+    { name: "word in ~2 %", q: vocab[999]! },
+    { name: "word in ~0.2 %", q: vocab[9999]! },
+    { name: "two words", q: `${vocab[49]} ${vocab[499]}` },
+    { name: "phrase", q: `"${vocab[2]} ${vocab[3]}"` },
+    { name: "either word", q: `${vocab[1999]} OR ${vocab[4999]}` },
+    { name: "browse", q: "" },
+    { name: "user: word in ~all", q: vocab[4]!, userId: user },
+    { name: "user: word in ~2 %", q: vocab[999]!, userId: user },
+    { name: "user: two words", q: `${vocab[49]} ${vocab[499]}`, userId: user },
+    { name: "user: browse", q: "", userId: user },
+    { name: "room: word in ~all", q: vocab[4]!, roomId: room },
+    { name: "room: two words", q: `${vocab[9]} ${vocab[19]}`, roomId: room },
+    { name: "trash: word in ~all", q: vocab[4]!, userId: user, trash: true },
+    { name: "trash: browse", q: "", userId: user, trash: true },
+  ];
 }
 
 /** The corpus database, seeded on first use (or with BENCH_SEARCH_FRESH=1) and kept for later runs. */
@@ -152,6 +199,12 @@ export default async function bench(): Promise<void> {
   const prefix = testPrefix("benchsearch");
   // The raw statements run with the search service's session settings: the same SQL, the same plans.
   const rawSql = connectDb(dbUrl, { schema: "search", max: 4, settings: SEARCH_DB_SETTINGS });
+  // The trash's plan before it had an index of its own (migration 0006) and before JIT was turned off.
+  const oldTrashSql = connectDb(dbUrl, {
+    schema: "search",
+    max: 1,
+    settings: { ...SEARCH_DB_SETTINGS, jit: "on", enable_indexscan: "off", enable_bitmapscan: "off" },
+  });
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "bench-search" });
   const env = {
     DATABASE_URL: dbUrl,
@@ -165,68 +218,82 @@ export default async function bench(): Promise<void> {
   try {
     service = await startService(searchService, env);
 
-    // From a word in nearly every transcript to one in 0.1 %, plus the web-search forms and browsing.
-    const queries = [
-      vocab[4]!,
-      vocab[99]!,
-      vocab[999]!,
-      vocab[9999]!,
-      `${vocab[49]} ${vocab[499]}`,
-      `"${vocab[2]} ${vocab[3]}"`,
-      `${vocab[1999]} OR ${vocab[4999]}`,
-      "",
-    ];
-    const anonymous: ListingScope = { kind: "ownerless_public_or_shared_rooms" };
+    const cases = benchCases(vocab);
     const index = await availableSearchIndex(rawSql);
     const exactUpTo = 1000;
-    const request = (q: string, which: SearchQuery["index"]): SearchQuery => ({
-      text: q || null,
-      scope: anonymous,
-      roomId: null,
+    const request = (c: BenchCase, which: SearchQuery["index"]): SearchQuery => ({
+      text: c.q || null,
+      scope: c.trash
+        ? { kind: "own_deleted", userId: c.userId! }
+        : c.userId
+          ? { kind: "own_or_shared_rooms", userId: c.userId }
+          : { kind: "ownerless_public_or_shared_rooms" },
+      roomId: c.roomId ?? null,
       sourceKind: null,
       limit: 20,
       offset: 0,
       exactUpTo,
       index: which,
     });
-    // Browsing has no ranking: the baseline lists it with the same statement.
-    const exact = (q: string) => (q ? exactStatement(rawSql, request(q, "gin")) : searchStatement(rawSql, request(q, "gin")));
-    const ginFallback = (q: string) => searchStatement(rawSql, request(q, "gin"));
-    const serviceSql = (q: string) => searchTranscripts(rawSql, request(q, index));
-    const viaService = (q: string) => rpcCall(bus, searchOps.search, { caller: ANONYMOUS, q, limit: 20, offset: 0 }, { timeoutMs: 60_000 });
+    // Browsing has no ranking: the baseline lists it with the same statement. The trash's baseline
+    // is the plan it had before it had an index: a disabled sequential scan, JIT-compiled.
+    const exact = (c: BenchCase) =>
+      c.trash
+        ? searchTranscripts(oldTrashSql, request(c, index)).then(({ rows, total }) => rows.map((r) => ({ id: r.id, total })))
+        : c.q
+          ? exactStatement(rawSql, c)
+          : searchStatement(rawSql, request(c, "gin"));
+    const ginFallback = (c: BenchCase) => searchStatement(rawSql, request(c, "gin"));
+    const serviceSql = (c: BenchCase) => searchTranscripts(rawSql, request(c, index));
+    const viaService = (c: BenchCase) =>
+      rpcCall(
+        bus,
+        searchOps.search,
+        {
+          caller: c.userId ? { userId: c.userId, email: null, via: "bearer" } : ANONYMOUS,
+          q: c.q,
+          limit: 20,
+          offset: 0,
+          room_id: c.roomId ?? null,
+          include_deleted: c.trash ?? false,
+        },
+        { timeoutMs: 60_000 },
+      );
     let sameOrder = 0;
     const overlaps: number[] = [];
-    for (const q of queries) {
-      const [want, got] = [await exact(q), await viaService(q)];
+    for (const c of cases) {
+      const [want, got] = [await exact(c), await viaService(c)];
       const [wantIds, gotIds] = [want.map((r) => r.id), got.results.map((r) => r.id)];
       const share = overlap(wantIds, gotIds);
       overlaps.push(share);
       if (JSON.stringify(wantIds) === JSON.stringify(gotIds)) sameOrder++;
-      const matches = q ? Number(want[0]?.total ?? 0).toLocaleString("en-US") : "-";
+      const matches = c.q ? Number(want[0]?.total ?? 0).toLocaleString("en-US") : "-";
       console.log(
-        `  ${JSON.stringify(q)}: ${matches} matches, total ${got.total}${got.total_capped ? " (capped)" : ""}; top 20 ${(share * 100).toFixed(0)} % the exact ones${JSON.stringify(wantIds) === JSON.stringify(gotIds) ? ", same order" : ", order differs"}`,
+        `  ${c.name} ${JSON.stringify(c.q)}: ${matches} matches, total ${got.total}${got.total_capped ? " (capped)" : ""}; top 20 ${(share * 100).toFixed(0)} % the exact ones${JSON.stringify(wantIds) === JSON.stringify(gotIds) ? ", same order" : ", order differs"}`,
       );
     }
     console.log(
-      `  index: ${index}; exact ranking and count up to ${exactUpTo} matches; same top 20 in the same order as exact ranking: ${sameOrder}/${queries.length} queries; mean top-20 overlap ${((overlaps.reduce((a, b) => a + b, 0) / overlaps.length) * 100).toFixed(0)} % (goal: 100 %)`,
+      `  index: ${index}; exact ranking and count up to ${exactUpTo} matches; same top 20 in the same order as exact ranking: ${sameOrder}/${cases.length} queries; mean top-20 overlap ${((overlaps.reduce((a, b) => a + b, 0) / overlaps.length) * 100).toFixed(0)} % (goal: 100 %)`,
     );
     const runs = { exact, service: viaService, "service SQL": serviceSql, gin: ginFallback };
     type Run = keyof typeof runs;
     const ms = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as number[]])) as Record<Run, number[]>;
-    const perQuery = new Map<string, number[]>(queries.map((q) => [q, []]));
+    const perCase = new Map<BenchCase, Record<Run, number[]>>(
+      cases.map((c) => [c, Object.fromEntries(Object.keys(runs).map((k) => [k, [] as number[]])) as Record<Run, number[]>]),
+    );
     const order = Object.keys(runs) as Run[];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const q of queries) {
+      for (const c of cases) {
         // Rotate which goes first so none always meets a warmer cache.
         for (let i = 0; i < order.length; i++) {
           const which = order[(round + i) % order.length]!;
-          const took = (await time(() => runs[which](q))) * 1000;
+          const took = (await time(() => runs[which](c))) * 1000;
           ms[which].push(took);
-          if (which === "service") perQuery.get(q)!.push(took);
+          perCase.get(c)![which].push(took);
         }
       }
     }
-    for (const list of [...Object.values(ms), ...perQuery.values()]) list.sort((x, y) => x - y);
+    for (const list of [...Object.values(ms), ...[...perCase.values()].flatMap((r) => Object.values(r))]) list.sort((x, y) => x - y);
     const n = N.toLocaleString("en-US");
     for (const p of [50, 95, 99]) {
       const baseline = { name: `search exact ranking SQL p${p} (${n} transcripts)`, value: percentile(ms.exact, p), unit: "ms" };
@@ -248,8 +315,15 @@ export default async function bench(): Promise<void> {
         { ...baseline, label: "exact" },
       );
     }
-    for (const [q, list] of perQuery) {
-      console.log(`  service ${JSON.stringify(q)}: p50 ${percentile(list, 50).toFixed(1)} ms, max ${list.at(-1)!.toFixed(1)} ms`);
+    const cell = (list: number[]) => `${percentile(list, 50).toFixed(1)}/${percentile(list, 95).toFixed(1)}`;
+    console.log(
+      `  per class, p50/p95 ms (${ROUNDS} rounds): exact ranking (trash: the old plan) | service | service SQL | GIN fallback SQL`,
+    );
+    for (const [c, r] of perCase) {
+      const ratio = percentile(r.service, 95) / percentile(r.exact, 95);
+      console.log(
+        `  ${c.name.padEnd(22)} ${cell(r.exact).padStart(15)} | ${cell(r.service).padStart(13)} | ${cell(r["service SQL"]).padStart(13)} | ${cell(r.gin).padStart(13)}  (service p95 ${ratio.toFixed(2)}x exact)`,
+      );
     }
     console.log(`  goal: service p95 <= ${N >= 1_000_000 ? 150 : 50} ms with the exact top 20`);
   } finally {
@@ -257,5 +331,6 @@ export default async function bench(): Promise<void> {
     for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
     await bus.close();
     await rawSql.end({ timeout: 1 });
+    await oldTrashSql.end({ timeout: 1 });
   }
 }
