@@ -2,23 +2,34 @@
 // a request made right after a room is created, changed or deleted sees that change in the meetings
 // and calendar services, whose room copies are fed by events that arrive later — for the client
 // that wrote, for another client, and for a caller that brings no known version at all.
+import { createScribeClient, ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { meetingsOps, type Caller } from "@scribe/contracts";
 import { servicesByName } from "@scribe/cli";
 import { connectBus, rpcCall, startProcess, type Bus, type RunningProcess } from "@scribe/kit";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALENDAR_TEST_ENV, startFeedServer, type FeedServer } from "./support/calendar";
-import { post, startPlatformSystem, type PlatformSystem } from "./support/platforms";
-import type { Client, JsonResponse } from "./support/system";
+import { answer, onRoom, onRoomName } from "./support/api";
+import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 
 let sys: PlatformSystem;
 let feeds: FeedServer;
 let bus: Bus;
-let alice: Client;
-let bob: Client;
+let alice: ScribeClient;
+let bob: ScribeClient;
 const ROOMS = 200;
 const INTERNAL: Caller = { userId: null, email: null, via: "internal" };
-const patch = (body: unknown): RequestInit => ({ method: "PATCH", body: JSON.stringify(body) });
+const createMeeting = (as: ScribeClient, room: string) => as.POST("/v1/rooms/{room_name}/meeting", { ...onRoomName(room), body: {} });
+const syncNow = (as: ScribeClient, room: string) => as.POST("/v1/rooms/{room_name}/ics/sync", onRoomName(room));
+const icsStatus = (as: ScribeClient, room: string) => as.GET("/v1/rooms/{room_name}/ics/status", onRoomName(room));
+const upcoming = (as: ScribeClient, room: string) => as.GET("/v1/rooms/{room_name}/meetings/upcoming", onRoomName(room));
+const switchPlatform = (room: { id: string }, platform: NonNullable<Schemas["UpdateRoom"]["platform"]>) =>
+  ok(alice.PATCH("/v1/rooms/{room_id}", { ...onRoom(room.id), body: { platform } }));
+const deleteRoom = (room: { id: string }) => ok(alice.DELETE("/v1/rooms/{room_id}", onRoom(room.id)));
+/** The answers that were not 200, as "URL → status body" lines. */
+function notOk(answers: { response: Response; error?: unknown }[]): string[] {
+  return answers.filter((a) => a.response.status !== 200).map((a) => `${a.response.url} → ${a.response.status} ${JSON.stringify(a.error)}`);
+}
 
 beforeAll(async () => {
   feeds = await startFeedServer();
@@ -29,8 +40,8 @@ beforeAll(async () => {
     env: CALENDAR_TEST_ENV,
   });
   bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "test-ryw" });
-  alice = sys.as("alice");
-  bob = sys.as("bob");
+  alice = sys.client("alice");
+  bob = sys.client("bob");
 }, 60_000);
 afterAll(async () => {
   await bus?.close();
@@ -38,11 +49,8 @@ afterAll(async () => {
   await feeds?.close();
 });
 
-async function createRoom(name: string, extra: Record<string, unknown> = {}): Promise<{ id: string; name: string }> {
-  const res = await alice("/v1/rooms", post({ name, ics_url: feeds.url("/empty.ics"), ics_enabled: true, ...extra }));
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
+const createRoom = (name: string, extra: Partial<Schemas["CreateRoom"]> = {}) =>
+  ok(alice.POST("/v1/rooms", { body: { name, ics_url: feeds.url("/empty.ics"), ics_enabled: true, ...extra } }));
 
 describe("read-your-writes", () => {
   it(`sees each of ${ROOMS} new rooms at once in meeting creation, ICS sync, ICS status and upcoming events`, async () => {
@@ -50,20 +58,19 @@ describe("read-your-writes", () => {
     for (let i = 0; i < ROOMS; i++) {
       const room = await createRoom(`ryw-${i}`);
       const answers = await Promise.all([
-        alice(`/v1/rooms/${room.name}/meeting`, post({})),
-        alice(`/v1/rooms/${room.name}/ics/sync`, { method: "POST" }),
-        alice(`/v1/rooms/${room.name}/ics/status`),
-        alice(`/v1/rooms/${room.name}/meetings/upcoming`),
+        createMeeting(alice, room.name),
+        syncNow(alice, room.name),
+        icsStatus(alice, room.name),
+        upcoming(alice, room.name),
       ]);
-      for (const res of answers) if (res.status !== 200) failures.push(`${res.url} → ${res.status} ${await res.text()}`);
+      failures.push(...notOk(answers));
     }
     expect(failures).toEqual([]);
   }, 300_000);
 
   it("another client sees a new room at once, and so does a caller that knows no version", async () => {
     const room = await createRoom("ryw-other");
-    const res = await bob(`/v1/rooms/${room.name}/meeting`, post({}));
-    expect(res.status).toBe(200);
+    await ok(createMeeting(bob, room.name));
     const direct = await createRoom("ryw-direct");
     const meeting = await rpcCall(bus, meetingsOps.create, { caller: INTERNAL, room_name: direct.name, allow_duplicated: false });
     expect(meeting.room_id).toBe(direct.id);
@@ -72,9 +79,8 @@ describe("read-your-writes", () => {
   it("creates the meeting on the platform a room was just switched to", async () => {
     for (let i = 0; i < 10; i++) {
       const room = await createRoom(`ryw-switch-${i}`, { platform: "daily" });
-      const switched = await alice(`/v1/rooms/${room.id}`, patch({ platform: "whereby" }));
-      expect(switched.status).toBe(200);
-      const meeting = await (await bob(`/v1/rooms/${room.name}/meeting`, post({}))).json();
+      await switchPlatform(room, "whereby");
+      const meeting = await ok(createMeeting(bob, room.name));
       expect(meeting.platform).toBe("whereby");
     }
   });
@@ -82,24 +88,22 @@ describe("read-your-writes", () => {
   it("sees a deleted room as gone at once", async () => {
     for (let i = 0; i < 10; i++) {
       const room = await createRoom(`ryw-gone-${i}`);
-      expect((await alice(`/v1/rooms/${room.name}/meeting`, post({}))).status).toBe(200);
-      expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(200);
+      await ok(createMeeting(alice, room.name));
+      await deleteRoom(room);
       for (const res of [
-        await bob(`/v1/rooms/${room.name}/meeting`, post({})),
-        await bob(`/v1/rooms/${room.name}/ics/status`),
-        await bob(`/v1/rooms/${room.name}/meetings/upcoming`),
+        await answer(createMeeting(bob, room.name)),
+        await answer(icsStatus(bob, room.name)),
+        await answer(upcoming(bob, room.name)),
       ]) {
-        expect(res.status).toBe(404);
-        expect(await res.json()).toEqual({ detail: "Room not found" });
+        expect(res).toEqual({ status: 404, body: { detail: "Room not found" } });
       }
     }
   });
 
   it("answers the written versions so a client can carry them to another gateway replica", async () => {
-    const res = await alice("/v1/rooms", post({ name: "ryw-header" }));
-    const header = res.headers.get("scribe-versions") ?? "";
-    const body = await res.json();
-    expect(header).toContain(`room:id:${body.id}=1`);
+    const { data: body, response } = await alice.POST("/v1/rooms", { body: { name: "ryw-header" } });
+    const header = response.headers.get("scribe-versions") ?? "";
+    expect(header).toContain(`room:id:${body!.id}=1`);
     expect(header).toContain("room:name:ryw-header=1");
   });
 });
@@ -109,22 +113,15 @@ describe("read-your-writes across gateway replicas", () => {
   // database and bus prefix: the writer talks to replica 1, the reader to replica 2, and no
   // client carries Scribe-Versions — replica 2 learns the written versions from the shared bucket.
   let second: RunningProcess;
-  let onSecond: (name: string) => Client;
+  let onSecond: (name: string) => ScribeClient;
   const ROUNDS = Number(process.env.RYW_REPLICA_ROUNDS ?? 50);
 
   beforeAll(async () => {
     second = await startProcess(servicesByName(["meetings", "calendar", "gateway"]), sys.env);
     const gateway = second.services.find((s) => s.name === "gateway")!;
     const base = `http://127.0.0.1:${gateway.exports.port as number}`;
-    onSecond =
-      (name) =>
-      async (path, init = {}) => {
-        // The same credentials as on replica 1, sent to replica 2's address.
-        const headers = new Headers(init.headers);
-        headers.set("authorization", `Bearer ${await sys.token(name)}`);
-        if (init.body) headers.set("content-type", "application/json");
-        return (await fetch(`${base}${path}`, { ...init, headers })) as JsonResponse;
-      };
+    // The same credentials as on replica 1, sent to replica 2's address.
+    onSecond = (name) => createScribeClient({ baseUrl: base, token: () => sys.token(name) });
   }, 60_000);
   afterAll(async () => second?.stop());
 
@@ -133,12 +130,12 @@ describe("read-your-writes across gateway replicas", () => {
     for (let i = 0; i < ROUNDS; i++) {
       const room = await createRoom(`ryw2-${i}`);
       const answers = await Promise.all([
-        onSecond("bob")(`/v1/rooms/${room.name}/meeting`, post({})),
-        onSecond("alice")(`/v1/rooms/${room.name}/ics/sync`, { method: "POST" }),
-        onSecond("alice")(`/v1/rooms/${room.name}/ics/status`),
-        onSecond("bob")(`/v1/rooms/${room.name}/meetings/upcoming`),
+        createMeeting(onSecond("bob"), room.name),
+        syncNow(onSecond("alice"), room.name),
+        icsStatus(onSecond("alice"), room.name),
+        upcoming(onSecond("bob"), room.name),
       ]);
-      for (const res of answers) if (res.status !== 200) failures.push(`${res.url} → ${res.status} ${await res.text()}`);
+      failures.push(...notOk(answers));
     }
     expect(failures).toEqual([]);
   }, 600_000);
@@ -148,11 +145,9 @@ describe("read-your-writes across gateway replicas", () => {
     for (let i = 0; i < ROUNDS; i++) {
       const room = await createRoom(`ryw2-switch-${i}`, { platform: "daily" });
       // Replica 2's meetings copy holds the room at its first version before the switch.
-      expect((await onSecond("bob")(`/v1/rooms/${room.name}/meetings/active`)).status).toBe(200);
-      expect((await alice(`/v1/rooms/${room.id}`, patch({ platform: "whereby" }))).status).toBe(200);
-      const res = await onSecond("bob")(`/v1/rooms/${room.name}/meeting`, post({}));
-      expect(res.status).toBe(200);
-      const meeting = await res.json();
+      await ok(onSecond("bob").GET("/v1/rooms/{room_name}/meetings/active", onRoomName(room.name)));
+      await switchPlatform(room, "whereby");
+      const meeting = await ok(createMeeting(onSecond("bob"), room.name));
       if (meeting.platform !== "whereby") wrong.push(`${room.name}: ${meeting.platform}`);
     }
     expect(wrong).toEqual([]);
@@ -161,11 +156,9 @@ describe("read-your-writes across gateway replicas", () => {
   it("sees a room deleted on replica 1 as gone at once on replica 2", async () => {
     for (let i = 0; i < 10; i++) {
       const room = await createRoom(`ryw2-gone-${i}`);
-      expect((await onSecond("bob")(`/v1/rooms/${room.name}/meeting`, post({}))).status).toBe(200);
-      expect((await alice(`/v1/rooms/${room.id}`, { method: "DELETE" })).status).toBe(200);
-      const res = await onSecond("bob")(`/v1/rooms/${room.name}/meeting`, post({}));
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ detail: "Room not found" });
+      await ok(createMeeting(onSecond("bob"), room.name));
+      await deleteRoom(room);
+      expect(await answer(createMeeting(onSecond("bob"), room.name))).toEqual({ status: 404, body: { detail: "Room not found" } });
     }
   });
 });
