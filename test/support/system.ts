@@ -106,13 +106,7 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
   const baseUrl = gateway ? `http://127.0.0.1:${gateway.exports.port as number}` : "";
 
   const token = (name: string, email = `${name}@example.com`): Promise<string> =>
-    idp
-      ? idp.token({ sub: name, email, email_verified: true })
-      : new SignJWT({ email })
-          .setProtectedHeader({ alg: "HS256" })
-          .setSubject(name)
-          .setExpirationTime("1h")
-          .sign(new TextEncoder().encode(TEST_SECRET));
+    idp ? idp.token({ sub: name, email, email_verified: true }) : passwordModeToken(name, email);
 
   const request = async (path: string, init: RequestInit, extra: Record<string, string>) => {
     const headers = new Headers(init.headers);
@@ -170,6 +164,15 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
   };
 }
 
+/** A bearer token for the user called `name` as the password login issues them (HS256 with TEST_SECRET). */
+export function passwordModeToken(name: string, email = `${name}@example.com`): Promise<string> {
+  return new SignJWT({ email })
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject(name)
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(TEST_SECRET));
+}
+
 export async function deleteStreams(prefix: string): Promise<void> {
   const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "test-cleanup" });
   for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
@@ -182,8 +185,9 @@ export async function deleteStreams(prefix: string): Promise<void> {
 export async function streamEvents(
   prefix: string,
   stream: string,
+  natsUrl = TEST_NATS_URL,
 ): Promise<{ type: string; id: string; subject: string; data: Record<string, unknown> }[]> {
-  const bus = await connectBus({ url: TEST_NATS_URL, prefix, name: "test-reader" });
+  const bus = await connectBus({ url: natsUrl, prefix, name: "test-reader" });
   try {
     const info = await bus.jsm.streams.info(bus.stream(stream)).catch(() => null);
     if (!info || info.state.messages === 0) return [];

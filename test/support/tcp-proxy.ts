@@ -3,6 +3,8 @@
 // while it keeps accepting new ones; it counts the WebSocket handshakes it saw per path, so a test
 // can wait for a client to have reconnected), or in front of PostgreSQL or NATS (an outage:
 // `refuse()` cuts every connection and stops listening, so new ones are refused, until `accept()`).
+// Given several targets it is a load balancer: connections go to them in turn, and a target that
+// refuses (a replica that died) is skipped for the next one.
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 
@@ -29,26 +31,62 @@ function webSocketPath(head: string): string | null {
   return upgrade && path ? path.split("?")[0]! : null;
 }
 
+type Target = { host: string; port: number };
+
 /** `opts.refusing`: start with the port closed (a dependency down from the start); `accept()` opens it. */
-export async function startTcpProxy(target: { host: string; port: number }, opts: { refusing?: boolean } = {}): Promise<TcpProxy> {
+export async function startTcpProxy(target: Target | Target[], opts: { refusing?: boolean } = {}): Promise<TcpProxy> {
+  const targets = Array.isArray(target) ? target : [target];
+  let next = 0;
   const open = new Set<Socket>();
   const handshakes = new Map<string, number>();
+  /** The first target, from the next in turn, that accepts the connection; null when none does. */
+  const connectUpstream = (tried = 0): Promise<Socket | null> => {
+    if (tried === targets.length) return Promise.resolve(null);
+    const t = targets[next++ % targets.length]!;
+    return new Promise((resolve) => {
+      const upstream = connect(t.port, t.host);
+      const refused = () => {
+        upstream.destroy();
+        resolve(connectUpstream(tried + 1));
+      };
+      upstream.once("error", refused);
+      upstream.once("connect", () => {
+        upstream.off("error", refused);
+        resolve(upstream);
+      });
+    });
+  };
   const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
-    open.add(client).add(upstream);
+    // Hold the client's bytes until a target took the connection.
+    client.pause();
+    open.add(client);
     client.once("data", (first: Buffer) => {
       const path = webSocketPath(first.toString("latin1"));
       if (path) handshakes.set(path, (handshakes.get(path) ?? 0) + 1);
     });
-    client.pipe(upstream).pipe(client);
-    const forget = () => {
+    client.on("error", () => {
       client.destroy();
-      upstream.destroy();
       open.delete(client);
-      open.delete(upstream);
-    };
-    client.on("error", forget).on("close", forget);
-    upstream.on("error", forget).on("close", forget);
+    });
+    void connectUpstream().then((upstream) => {
+      if (!upstream || client.destroyed) {
+        upstream?.destroy();
+        client.destroy();
+        open.delete(client);
+        return;
+      }
+      open.add(upstream);
+      client.pipe(upstream).pipe(client);
+      client.resume();
+      const forget = () => {
+        client.destroy();
+        upstream.destroy();
+        open.delete(client);
+        open.delete(upstream);
+      };
+      client.on("error", forget).on("close", forget);
+      upstream.on("error", forget).on("close", forget);
+    });
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {

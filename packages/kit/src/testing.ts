@@ -127,3 +127,4 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+export * from "./testing-nats-cluster";
