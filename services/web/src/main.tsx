@@ -5,12 +5,15 @@ import { lazy, Suspense } from "preact/compat";
 import { Link, Route, Switch, useLocation } from "wouter-preact";
 import { session } from "./api";
 import { useAppConfig } from "./app-config";
+import { whoAmI } from "./me";
 import { SignIn } from "./pages/sign-in";
 import { TranscriptList } from "./pages/transcript-list";
 import { prefetchTranscriptPage } from "./transcript-prefetch";
 
-// Before anything renders: a transcript page's data loads while its code does.
+// Before anything renders: a transcript page's data loads while its code does, and so does who the
+// user is (pages show their owner's controls from it).
 prefetchTranscriptPage(location.pathname);
+void whoAmI();
 
 // Pages loaded on first visit, so the first load stays small.
 const TranscriptPage = lazy(() => import("./pages/transcript-page").then((m) => m.TranscriptPage));

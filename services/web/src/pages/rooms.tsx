@@ -6,6 +6,7 @@ import type { Schemas } from "@scribe/client";
 import { api, describeError } from "../api";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { RoomForm } from "../components/room-form";
+import { whoAmI } from "../me";
 import { roomPath } from "../room-paths";
 
 type Room = Schemas["RoomDetails"];
@@ -24,7 +25,7 @@ export function Rooms() {
   const [deleting, setDeleting] = useState<Room | null>(null);
 
   useEffect(() => {
-    void api.GET("/v1/me").then(({ data }) => setMe(data?.sub ?? null));
+    void whoAmI().then(setMe);
   }, []);
 
   useEffect(() => {

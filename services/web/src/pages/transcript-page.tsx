@@ -14,6 +14,7 @@ import { useTranscriptEvents, type TranscriptEvent } from "../components/transcr
 import { buildRows, speakersOf, type Topic } from "../components/transcript-rows";
 import { Waveform } from "../components/waveform";
 import { WordList } from "../components/word-list";
+import { whoAmI } from "../me";
 import { loadTopicsData, loadTranscriptData } from "../transcript-prefetch";
 import { formatDuration } from "./transcript-list";
 
@@ -66,7 +67,7 @@ export function TranscriptPage({ id }: { id: string }) {
     setWaveform(null);
     void loadTranscript();
     void loadTopics();
-    if (session.token()) void api.GET("/v1/me").then(({ data }) => setMe(data?.sub ?? null));
+    void whoAmI().then(setMe);
   }, [id]);
 
   const status = liveStatus ?? transcript?.status ?? "idle";
