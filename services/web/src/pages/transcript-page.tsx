@@ -4,10 +4,11 @@
 // Everyone else who may read it (share mode public or semi-private) gets the same page read-only.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Schemas } from "@scribe/client";
-import { api, describeError, session } from "../api";
+import { api, describeError } from "../api";
 import { ActionItemsView, type ActionItems } from "../components/action-items";
 import { Runs } from "../components/runs";
 import { Speakers } from "../components/speakers";
+import { playable } from "../components/audio-link";
 import { AudioPlayer } from "../components/audio-player";
 import { TranscriptManage } from "../components/transcript-manage";
 import { useTranscriptEvents, type TranscriptEvent } from "../components/transcript-events";
@@ -71,9 +72,7 @@ export function TranscriptPage({ id }: { id: string }) {
   }, [id]);
 
   const status = liveStatus ?? transcript?.status ?? "idle";
-  // The mp3 route serves an owned transcript only to a signed-in caller (api.md §2.14).
-  const hasAudio =
-    !!transcript && transcript.status === "ended" && !transcript.audio_deleted && (!!session.token() || transcript.user_id === null);
+  const hasAudio = !!transcript && playable(transcript);
 
   /** After a run settles, the read model catches up a moment later: reload until it shows the status. */
   async function reloadUntil(value: Status) {
