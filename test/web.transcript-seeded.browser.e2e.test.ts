@@ -92,13 +92,7 @@ async function transcriptWithAudio(words: Word[], waveform: number[] | null = WA
   writeFileSync(join(storageRoot, "scribe-transcripts", transcriptKeys.mp3(t.id)), mp3);
   if (waveform) {
     writeFileSync(join(storageRoot, "scribe-transcripts", transcriptKeys.waveform(t.id)), JSON.stringify(waveform));
-    await tw.publish("transcript.event.appended", {
-      transcript_id: t.id,
-      user_id: "alice",
-      run_id: null,
-      event: "WAVEFORM",
-      data: { waveform },
-    });
+    await tw.appendEvent(t.id, "WAVEFORM", { waveform });
   }
   // The recordings service (which decides media access) learns of it from the same event.
   await eventually(async () => (await sys.as("alice")(mp3Path(t.id))).status === 200, {

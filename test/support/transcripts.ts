@@ -5,6 +5,7 @@ import {
   makeEvent,
   type EventInput,
   type EventType,
+  type PipelineEventName,
   type RoomState,
   type TopicRecord,
   type TranscriptState,
@@ -162,6 +163,33 @@ export class TranscriptWriter {
     this.states.set(id, { ...this.state(id), version });
     await this.publish("transcript.topic.upserted", { transcript_id: id, version, position, topic });
     return version;
+  }
+
+  /** Appends an entry to the transcript's realtime event log, as a pipeline run (`runId`) does as it goes. */
+  async appendEvent(id: string, event: PipelineEventName, data: Record<string, unknown>, runId: string | null = null): Promise<void> {
+    await this.publish("transcript.event.appended", { transcript_id: id, user_id: this.state(id).user_id, run_id: runId, event, data });
+  }
+
+  /**
+   * The event log a file pipeline run leaves on a transcript it finished (services/transcription's
+   * file workflow, in its order), from the transcript's current state, its `topics` and `waveform`:
+   * what its socket replays on connect, as in production.
+   */
+  async logFinishedRun(id: string, topics: TopicRecord[], waveform: number[]): Promise<void> {
+    const s = this.state(id);
+    const run = randomUUID();
+    const log = (event: PipelineEventName, data: Record<string, unknown>) => this.appendEvent(id, event, data, run);
+    await log("STATUS", { value: "processing" });
+    await log("DURATION", { duration: s.duration });
+    await log("WAVEFORM", { waveform });
+    const text = topics.flatMap((t) => t.words.map((w) => w.text)).join("");
+    await log("TRANSCRIPT", { text, translation: null });
+    for (const topic of topics) await log("TOPIC", { ...topic });
+    if (s.title) await log("FINAL_TITLE", { title: s.title });
+    if (s.short_summary) await log("FINAL_SHORT_SUMMARY", { short_summary: s.short_summary });
+    if (s.action_items) await log("ACTION_ITEMS", { action_items: s.action_items });
+    if (s.long_summary) await log("FINAL_LONG_SUMMARY", { long_summary: s.long_summary });
+    await log("STATUS", { value: s.status });
   }
 
   async clearTopics(id: string): Promise<number> {
