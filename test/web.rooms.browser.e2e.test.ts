@@ -180,6 +180,76 @@ describe("rooms", { timeout: 120_000 }, () => {
     await page.close();
   });
 
+  it("edits the video platform, the Zulip stream, topic and auto-post, and the e-mail address: kept after a reload and in the API", async () => {
+    const { page, problems } = await signedInPage();
+    await createRoomThroughForm(page, { name: "sharing" });
+    const card = page.locator("article[data-room-id]", { hasText: "sharing" });
+    const dialog = page.getByRole("dialog");
+    const platform = dialog.getByLabel("Video platform");
+    const autoPost = dialog.getByLabel("Post transcripts to Zulip");
+    const stream = dialog.getByLabel("Zulip stream");
+    const topic = dialog.getByLabel("Zulip topic");
+    const email = dialog.getByLabel("E-mail transcripts to");
+    /** Opens the room's form on a freshly loaded page, so what it shows is what the API stored. */
+    async function editAfterReload() {
+      await page.reload();
+      await page.getByRole("button", { name: "Edit sharing" }).click();
+      await dialog.waitFor();
+    }
+    async function save() {
+      await dialog.getByRole("button", { name: "Save" }).click();
+      await dialog.waitFor({ state: "detached" });
+    }
+
+    await page.getByRole("button", { name: "Edit sharing" }).click();
+    await platform.selectOption("whereby");
+    await autoPost.check();
+    await stream.fill("engineering");
+    await topic.fill("stand-ups");
+    await email.fill("team@example.com");
+    await save();
+    await card.getByText("Whereby").waitFor();
+    expect(await roomNamed("sharing")).toMatchObject({
+      platform: "whereby",
+      zulip_auto_post: true,
+      zulip_stream: "engineering",
+      zulip_topic: "stand-ups",
+      email_transcript_to: "team@example.com",
+    });
+    await editAfterReload();
+    expect(await platform.inputValue()).toBe("whereby");
+    expect(await autoPost.isChecked()).toBe(true);
+    expect(await stream.inputValue()).toBe("engineering");
+    expect(await topic.inputValue()).toBe("stand-ups");
+    expect(await email.inputValue()).toBe("team@example.com");
+    await screenshots(page, "room-edit-sharing");
+
+    // Each one undone: back to Daily, no Zulip post, no topic, no e-mail (stored as none, not as "").
+    await platform.selectOption("daily");
+    await autoPost.uncheck();
+    await topic.fill("");
+    await email.fill("");
+    await save();
+    await card.getByText("Daily").waitFor();
+    expect(await roomNamed("sharing")).toMatchObject({
+      platform: "daily",
+      zulip_auto_post: false,
+      zulip_stream: "engineering",
+      zulip_topic: "",
+      email_transcript_to: null,
+    });
+    await editAfterReload();
+    expect(await platform.inputValue()).toBe("daily");
+    expect(await autoPost.isChecked()).toBe(false);
+    expect(await stream.inputValue()).toBe("engineering");
+    expect(await topic.inputValue()).toBe("");
+    expect(await email.inputValue()).toBe("");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("the room page embeds the meeting's platform room, records consent and joins an upcoming event early", async () => {
     const { page, problems } = await signedInPage();
     await page.goto(`${sys.baseUrl}/weekly`);
