@@ -137,10 +137,12 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * words' positions, not the phrase's matches), and RUM's phrase distance is far from it (at 100k
  * transcripts, 2 of the exact top 20 among its best 1000, against 20 of 20 by the AND).
  *
- * Besides the page (rows with an id), one row carries the candidates read, the largest distance
- * among them and whether the query is a single word (numnode = 1), even when the page is empty.
+ * How many candidates are read depends on that: `take.singleWord` for a single word, else
+ * `take.severalWords` (the planner folds the choice, so it plans with the number). Besides the page
+ * (rows with an id), one row carries the candidates read, the largest distance among them and
+ * whether the query is a single word (numnode = 1), even when the page is empty.
  */
-export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: number) {
+export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake) {
   const tsquery = tsqueryOf(db, q.text);
   const ranked = db`regexp_replace(${tsquery}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
   return db`
@@ -148,7 +150,8 @@ export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: nu
       select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
       from projection.transcript t
       where ${filterOf(db, q)} and t.search_vector @@ ${tsquery}
-      order by t.search_vector <=> ${ranked} limit ${take}),
+      order by t.search_vector <=> ${ranked}
+      limit case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end),
     ranked as (
       select id, created_at, distance,
         case when numnode(${tsquery}) = 1 then -distance else ts_rank(search_vector, ${tsquery}, 32) end as score
@@ -163,16 +166,34 @@ export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: nu
     order by page.position`;
 }
 
+/** Candidates a RUM statement reads, by whether the query is a single word. */
+export interface RumTake {
+  singleWord: number;
+  severalWords: number;
+}
+
 /**
- * Runs `statement` (a RUM statement) in a transaction planned for it: for a rare word the planner
- * prefers the GIN bitmap and computes `<=>` on each row's tsvector, read from TOAST (20 ms for 300
- * matches at 100k transcripts); the RUM index has the positions at hand.
+ * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the setting, the
+ * statement and COMMIT pipelined on one connection; a failed statement turns the COMMIT into a
+ * rollback): for a rare word the planner prefers the GIN bitmap and computes `<=>` on each row's
+ * tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has the
+ * positions at hand.
  */
-export function withRumPlanning<T extends readonly unknown[]>(db: Sql, statement: (tx: Db) => Promise<T>): Promise<T> {
-  return db.begin(async (tx) => {
-    await tx`set local enable_bitmapscan = off`;
-    return statement(tx);
-  }) as Promise<T>;
+export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnType<typeof rumStatement>) {
+  const conn = await sql.reserve();
+  try {
+    // execute() sends at once, in the order called.
+    const [, , result] = await Promise.allSettled([
+      conn`begin`.execute(),
+      conn`set local enable_bitmapscan = off`.execute(),
+      statement(conn).execute(),
+      conn`commit`.execute(),
+    ]);
+    if (result!.status === "rejected") throw result!.reason;
+    return result!.value;
+  } finally {
+    conn.release();
+  }
 }
 
 const RumMeta = z.object({
@@ -204,14 +225,16 @@ export function countStatement(db: Db, q: SearchQuery & { text: string }, upTo: 
 const TIE_GROWTH = 8;
 
 /**
- * A page of results; the total, exact up to the bound, is counted apart (without ranking).
+ * A page of results; the total is exact up to the bound.
  *
- * With the RUM index, a single word reads only the page (and what a tie may add) in `<=>` order:
- * that order is ts_rank's, so the page is exact however many match. The candidates reach past the
- * page's last row (a tie with it could otherwise sit beyond them, and ties are ordered newest
- * first); when the last one read still ties, more are read. Several words are ranked exactly when
- * they match no more than the bound; beyond it, the best `bound + 1` by the RUM distance are ranked
- * again with ts_rank (its order for AND and phrases is close, not equal).
+ * With the RUM index, one statement reads the candidates in `<=>` order. A single word reads only
+ * the page (and what a tie may add): that order is ts_rank's, so the page is exact however many
+ * match. The candidates reach past the page's last row (a tie with it could otherwise sit beyond
+ * them, and ties are ordered newest first); when the last one read still ties, more are read; when
+ * more match than were read, they are counted apart (without ranking). Several words read
+ * `bound + 1` candidates and rank them with ts_rank: every match, exactly ranked and counted, when
+ * no more than the bound match; beyond it, the best `bound + 1` by the RUM distance (its order for
+ * AND and phrases is close to ts_rank's, not equal), and the total is the bound, capped.
  */
 export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<SearchPage> {
   const bound = candidateCount(q);
@@ -223,28 +246,22 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   const text = q.text;
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
-    const counting = countStatement(db, query, bound + 1).then(([row]) => Number(row!.matched));
-    const rum = async (take: number) => {
+    const rum = async (take: RumTake) => {
       const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
     };
-    const [{ single_word: singleWord }] = RumMeta.pick({ single_word: true })
-      .array()
-      .length(1)
-      .parse(await db`select numnode(${tsqueryOf(db, text)}) = 1 as single_word`) as [{ single_word: boolean }];
-    if (singleWord) {
-      let take = 4 * (q.offset + q.limit) + 1;
-      let read = await rum(take);
-      for (;;) {
-        const lastOfPage = read.rows.at(-1)?.distance;
-        if (read.meta.candidates < take || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
-        take *= TIE_GROWTH;
-        read = await rum(take);
-      }
-      return page(read.rows, await counting);
+    let take = { singleWord: 4 * (q.offset + q.limit) + 1, severalWords: bound + 1 };
+    let read = await rum(take);
+    if (!read.meta.single_word) return page(read.rows, read.meta.candidates);
+    for (;;) {
+      const lastOfPage = read.rows.at(-1)?.distance;
+      if (read.meta.candidates < take.singleWord || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
+      take = { ...take, singleWord: take.singleWord * TIE_GROWTH };
+      read = await rum(take);
     }
-    const matched = await counting;
-    if (matched > bound) return page((await rum(bound + 1)).rows, matched);
+    if (read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
+    const [counted] = await countStatement(db, query, bound + 1);
+    return page(read.rows, Number(counted!.matched));
   }
   const rows = (await searchStatement(db, q)).map((r) => ResultRow.parse(r));
   if (rows.length > 0) return page(rows, rows[0]!.total);

@@ -77,24 +77,22 @@ describe.each(["rum", "gin"] as const)("the trash view, searching as with the %s
   });
 });
 
-/** The plan of one statement as EXPLAIN (ANALYZE, FORMAT JSON) gives it: "JIT" is there only when JIT ran. */
-async function plan(db: Db, statement: ReturnType<typeof countStatement>): Promise<string> {
-  const [row] = await db<{ "QUERY PLAN": unknown }[]>`explain (analyze, format json) ${statement}`;
-  return JSON.stringify(row!["QUERY PLAN"]);
-}
+type Statement = ReturnType<typeof countStatement>;
+/** EXPLAIN (ANALYZE, FORMAT JSON) of a statement: "JIT" is in its plan only when JIT ran. */
+const explain = (db: Db, statement: Statement): Statement => db`explain (analyze, format json) ${statement}`;
+const planOf = ([row]: readonly { "QUERY PLAN"?: unknown }[]) => JSON.stringify(row!["QUERY PLAN"]);
+const plan = async (db: Db, statement: Statement) => planOf(await explain(db, statement));
 
 describe("the trash view's statements", () => {
-  const text = trash("wombat");
+  const textQuery = trash("wombat") as SearchQuery & { text: string };
   const statements: Record<string, () => Promise<string>> = {
-    "the count": () => plan(sql, countStatement(sql, text as SearchQuery & { text: string }, 1001)),
-    "the ranked page (GIN statement)": () => plan(sql, searchStatement(sql, text)),
+    "the count": () => plan(sql, countStatement(sql, textQuery, 1001)),
+    "the ranked page (GIN statement)": () => plan(sql, searchStatement(sql, textQuery)),
     "the browsed page": () => plan(sql, searchStatement(sql, trash(null))),
     // Its `<=>` is the RUM extension's.
     ...(RUM_AVAILABLE && {
-      "the ranked page (RUM statement)": () =>
-        withRumPlanning(sql, async (tx) => [await plan(tx, rumStatement(tx, text as SearchQuery & { text: string }, 81))]).then(
-          ([p]) => p!,
-        ),
+      "the ranked page (RUM statement)": async () =>
+        planOf(await withRumPlanning(sql, (tx) => explain(tx, rumStatement(tx, textQuery, { singleWord: 81, severalWords: 1001 })))),
     }),
   };
 
@@ -109,7 +107,7 @@ describe("the trash view's statements", () => {
     const explained = await sql.begin(async (tx) => {
       await tx`set local enable_indexscan = off`;
       await tx`set local enable_bitmapscan = off`;
-      return [await plan(tx, countStatement(tx, text as SearchQuery & { text: string }, 1001))];
+      return [await plan(tx, countStatement(tx, textQuery, 1001))];
     });
     expect(explained[0]).toContain("Seq Scan");
     expect(explained[0]).not.toContain('"JIT"');
