@@ -137,19 +137,22 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * words' positions, not the phrase's matches), and RUM's phrase distance is far from it (at 100k
  * transcripts, 2 of the exact top 20 among its best 1000, against 20 of 20 by the AND).
  *
+ * `titled`: a single word only where a title holds it (the several words' statement is the same).
  * How many candidates are read depends on that: `take.singleWord` for a single word, else
  * `take.severalWords` (the planner folds the choice, so it plans with the number). Besides the page
  * (rows with an id), one row carries the candidates read, the largest distance among them and
  * whether the query is a single word (numnode = 1), even when the page is empty.
  */
-export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake) {
+export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, titled = false) {
   const tsquery = tsqueryOf(db, q.text);
-  const ranked = db`regexp_replace(${tsquery}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
+  // The word in a title (weight A): RUM gives such a match the same distance as the plain word.
+  const matching = titled ? db`(case when numnode(${tsquery}) = 1 then (${tsquery}::text || ':A')::tsquery else ${tsquery} end)` : tsquery;
+  const ranked = db`regexp_replace(${matching}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
   return db`
     with candidates as materialized (
       select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
       from projection.transcript t
-      where ${filterOf(db, q)} and t.search_vector @@ ${tsquery}
+      where ${filterOf(db, q)} and t.search_vector @@ ${matching}
       order by t.search_vector <=> ${ranked}
       limit case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end),
     ranked as (
@@ -229,9 +232,15 @@ const TIE_GROWTH = 8;
  *
  * With the RUM index, one statement reads the candidates in `<=>` order. A single word reads only
  * the page (and what a tie may add): that order is ts_rank's, so the page is exact however many
- * match. The candidates reach past the page's last row (a tie with it could otherwise sit beyond
- * them, and ties are ordered newest first); when the last one read still ties, more are read; when
- * more match than were read, they are counted apart (without ranking). Several words read
+ * match. It reads the transcripts whose title holds the word first: ts_rank ranks each of those
+ * above every other (a word's rank, here, is the sum of its occurrences' weights divided by their
+ * squared order, over pi^2/6; the read model's vector has the title's positions first, so a title
+ * match ranks at least 1/1.645 = 0.61, any other at most 0.4 * 1.645 / 1.645 = 0.4), so when they
+ * fill the page it is theirs; else every match is read. RUM still reads the word's whole posting
+ * list, but ranks and sorts the titled matches only (a word in every transcript: 35 against 80 ms).
+ * The candidates reach past the page's last row (a tie with it could otherwise sit beyond them, and
+ * ties are ordered newest first); when the last one read still ties, more are read; when more match
+ * than were read, they are counted apart (without ranking). Several words read
  * `bound + 1` candidates and rank them with ts_rank: every match, exactly ranked and counted, when
  * no more than the bound match; beyond it, the best `bound + 1` by the RUM distance (its order for
  * AND and phrases is close to ts_rank's, not equal), and the total is the bound, capped.
@@ -246,20 +255,25 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   const text = q.text;
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
+    let titled = true;
     const rum = async (take: RumTake) => {
-      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take));
+      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titled));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
     };
     let take = { singleWord: 4 * (q.offset + q.limit) + 1, severalWords: bound + 1 };
     let read = await rum(take);
     if (!read.meta.single_word) return page(read.rows, read.meta.candidates);
+    if (read.meta.candidates < q.offset + q.limit) {
+      titled = false;
+      read = await rum(take);
+    }
     for (;;) {
       const lastOfPage = read.rows.at(-1)?.distance;
       if (read.meta.candidates < take.singleWord || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
       take = { ...take, singleWord: take.singleWord * TIE_GROWTH };
       read = await rum(take);
     }
-    if (read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
+    if (!titled && read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
     const [counted] = await countStatement(db, query, bound + 1);
     return page(read.rows, Number(counted!.matched));
   }
