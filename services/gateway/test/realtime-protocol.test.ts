@@ -78,12 +78,15 @@ describe("StoredLog", () => {
 
 describe("userSocketMessage", () => {
   const appended = (event: "STATUS" | "FINAL_TITLE" | "DURATION" | "TOPIC", data: Record<string, unknown>, user_id: string | null = "u1") =>
-    ev("transcript.event.appended", { transcript_id: "t1", user_id, run_id: null, event, data }, src);
+    ev("transcript.event.appended", { transcript_id: "t1", user_id, run_id: null, event, data, version: 4 }, src);
 
   it("mirrors STATUS, FINAL_TITLE and DURATION to the owner as TRANSCRIPT_* with the transcript id", () => {
     expect(userSocketMessage(appended("STATUS", { value: "ended" }))).toEqual({
       userId: "u1",
       message: { event: "TRANSCRIPT_STATUS", data: { id: "t1", value: "ended" } },
+      // What the read model must hold before the owner hears it (read-model-gate.ts).
+      transcriptId: "t1",
+      version: 4,
     });
     expect(userSocketMessage(appended("FINAL_TITLE", { title: "T" }))?.message).toEqual({
       event: "TRANSCRIPT_FINAL_TITLE",
@@ -107,9 +110,13 @@ describe("userSocketMessage", () => {
       ["deleted", "TRANSCRIPT_DELETED"],
       ["restored", "TRANSCRIPT_RESTORED"],
     ] as const) {
-      expect(userSocketMessage(ev("transcript.lifecycle.changed", { transcript_id: "t1", user_id: "u1", action }, src))).toEqual({
+      expect(
+        userSocketMessage(ev("transcript.lifecycle.changed", { transcript_id: "t1", user_id: "u1", action, version: 2 }, src)),
+      ).toEqual({
         userId: "u1",
         message: { event, data: { id: "t1" } },
+        transcriptId: "t1",
+        version: 2,
       });
     }
   });

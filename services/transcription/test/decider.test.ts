@@ -64,6 +64,11 @@ const running: TranscriptEvent[] = [
   { type: "recording.attached", data: { recording } },
   { type: "run.started", data: { run_id: RUN } },
 ];
+/** The STATUS entry a status change logs for the sockets, with the version a reader must reach once it hears it. */
+const statusEntry = (value: string, version: number, run_id = RUN): TranscriptEvent => ({
+  type: "transcript.event.appended",
+  data: { transcript_id: ID, user_id: "alice", run_id, event: "STATUS", data: { value }, version },
+});
 const withTopics = (topics: TopicRecord[]): TranscriptEvent[] => {
   const replaced = transcriptDecider.decide({ type: "replaceTopics", run_id: RUN, topics, now }, evolveAll(transcriptDecider, running));
   return [...running, ...replaced];
@@ -73,7 +78,13 @@ describe("creation", () => {
   it("announces a new transcript, and to its owner's socket when it has one", () => {
     given([])
       .when({ type: "create", transcript: initial() })
-      .then([createdEv(), { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "created" } }]);
+      .then([
+        createdEv(),
+        {
+          type: "transcript.lifecycle.changed",
+          data: { transcript_id: ID, user_id: "alice", action: "created", version: initial().version },
+        },
+      ]);
     given([])
       .when({ type: "create", transcript: initial({ user_id: null }) })
       .then([createdEv({ user_id: null })]);
@@ -125,7 +136,10 @@ describe("API edits", () => {
       .when({ type: "softDelete", by: "alice", now })
       .then([
         updated([createdEv()], { deleted_at: at }),
-        { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "deleted" } },
+        {
+          type: "transcript.lifecycle.changed",
+          data: { transcript_id: ID, user_id: "alice", action: "deleted", version: stateAfter([createdEv()]).version + 1 },
+        },
       ]);
     given([createdEv(), ...deleted])
       .when({ type: "softDelete", by: "alice", now: new Date("2026-11-22T00:00:00Z") })
@@ -137,7 +151,15 @@ describe("API edits", () => {
       .when({ type: "restore", by: "alice", now })
       .then([
         updated([createdEv({ deleted_at: at })], { deleted_at: null }),
-        { type: "transcript.lifecycle.changed", data: { transcript_id: ID, user_id: "alice", action: "restored" } },
+        {
+          type: "transcript.lifecycle.changed",
+          data: {
+            transcript_id: ID,
+            user_id: "alice",
+            action: "restored",
+            version: stateAfter([createdEv({ deleted_at: at })]).version + 1,
+          },
+        },
       ]);
   });
   it("a user destroys only a soft-deleted transcript; retention destroys any, announced with the next version and no content", () => {
@@ -234,13 +256,7 @@ describe("pipeline runs", () => {
   it("marking processing logs STATUS for the sockets; again, nothing", () => {
     const events = given(running)
       .when({ type: "markProcessing", run_id: RUN, now })
-      .then([
-        updated(running, { status: "processing", error: null }),
-        {
-          type: "transcript.event.appended",
-          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "processing" } },
-        },
-      ]);
+      .then([updated(running, { status: "processing", error: null }), statusEntry("processing", stateAfter(running).version + 1)]);
     given([...running, ...events])
       .when({ type: "markProcessing", run_id: RUN, now })
       .then([]);
@@ -280,7 +296,15 @@ describe("pipeline runs", () => {
   it("appends a realtime event once, however often the step runs", () => {
     const entry = {
       type: "transcript.event.appended",
-      data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } },
+      data: {
+        transcript_id: ID,
+        user_id: "alice",
+        run_id: RUN,
+        event: "FINAL_TITLE",
+        data: { title: "W" },
+        // A log entry changes no state: the version the transcript already has.
+        version: stateAfter(running).version,
+      },
     } as const;
     const events = given(running)
       .when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } })
@@ -304,10 +328,7 @@ describe("pipeline runs", () => {
             completed_at: at,
           },
         },
-        {
-          type: "transcript.event.appended",
-          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "ended" } },
-        },
+        statusEntry("ended", s.version + 1),
       ]);
     given([...before, ...events])
       .when({ type: "complete", run_id: RUN, now })
@@ -316,13 +337,7 @@ describe("pipeline runs", () => {
   it("fails with the reason, but never over ended", () => {
     given(running)
       .when({ type: "fail", run_id: RUN, reason: "no audio stream", now })
-      .then([
-        updated(running, { status: "error", error: "no audio stream" }),
-        {
-          type: "transcript.event.appended",
-          data: { transcript_id: ID, user_id: "alice", run_id: RUN, event: "STATUS", data: { value: "error" } },
-        },
-      ]);
+      .then([updated(running, { status: "error", error: "no audio stream" }), statusEntry("error", stateAfter(running).version + 1)]);
     const ended = [...running, updated(running, { status: "ended" })];
     given(ended).when({ type: "fail", run_id: RUN, reason: "late", now }).thenThrows(refusedLate("ended"));
   });
@@ -341,10 +356,7 @@ describe("live recordings", () => {
           stateAfter(before).version + 2,
         ),
         { type: "run.started", data: { run_id: "live-1" } },
-        {
-          type: "transcript.event.appended",
-          data: { transcript_id: ID, user_id: "alice", run_id: "live-1", event: "STATUS", data: { value: "recording" } },
-        },
+        statusEntry("recording", stateAfter(before).version + 2, "live-1"),
       ]);
     expect(evolveAll(transcriptDecider, [...before, ...events])).toMatchObject({
       current_run_id: "live-1",

@@ -160,6 +160,12 @@ export const TranscriptEventAppended = z.object({
   run_id: z.string().nullable().default(null),
   event: PipelineEventName,
   data: z.record(z.string(), z.unknown()),
+  /**
+   * The transcript's version once this entry was logged: a reader that heard the entry and then reads the
+   * transcript sees at least this version (the gateway relays the entry once the read model holds it).
+   * Absent on entries logged before it was introduced.
+   */
+  version: z.number().int().min(1).optional(),
 });
 export type TranscriptEventAppended = z.infer<typeof TranscriptEventAppended>;
 
@@ -172,6 +178,8 @@ export const TranscriptLifecycleChanged = z.object({
   transcript_id: z.string(),
   user_id: z.string(),
   action: z.enum(["created", "deleted", "restored"]),
+  /** The transcript's version after the change (as on transcript.event.appended); absent on older events. */
+  version: z.number().int().min(1).optional(),
 });
 
 export const transcriptEvents = [

@@ -73,20 +73,38 @@ const LIFECYCLE_EVENT = { created: "TRANSCRIPT_CREATED", deleted: "TRANSCRIPT_DE
 /** The bus events a user socket is made of; the hub subscribes to exactly these. */
 export const USER_SOCKET_EVENT_TYPES = ["transcript.event.appended", "transcript.lifecycle.changed", "transcript.destroyed"] as const;
 
+/** A user socket's message, for the owner; `version`: the transcript's version a reader must find once it is heard. */
+export interface UserSocketMessage {
+  userId: string;
+  message: WsMessage;
+  transcriptId: string;
+  version: number | undefined;
+}
+
 /** The message a bus event becomes on its owner's user socket, or null when it has none. */
-export function userSocketMessage(e: ScribeEvent): { userId: string; message: WsMessage } | null {
+export function userSocketMessage(e: ScribeEvent): UserSocketMessage | null {
   switch (e.type) {
     case "transcript.event.appended": {
-      const { user_id, transcript_id, event, data } = e.data;
+      const { user_id, transcript_id, event, data, version } = e.data;
       if (user_id === null || !MIRRORED.has(event)) return null;
       // `{id}` merged with the entry's data; the transcript id wins over any `id` inside it.
-      return { userId: user_id, message: { event: `TRANSCRIPT_${event}`, data: { ...data, id: transcript_id } } };
+      const message = { event: `TRANSCRIPT_${event}`, data: { ...data, id: transcript_id } };
+      return { userId: user_id, message, transcriptId: transcript_id, version };
     }
-    case "transcript.lifecycle.changed":
-      return { userId: e.data.user_id, message: { event: LIFECYCLE_EVENT[e.data.action], data: { id: e.data.transcript_id } } };
+    case "transcript.lifecycle.changed": {
+      const { user_id, transcript_id, action, version } = e.data;
+      return {
+        userId: user_id,
+        message: { event: LIFECYCLE_EVENT[action], data: { id: transcript_id } },
+        transcriptId: transcript_id,
+        version,
+      };
+    }
     case "transcript.destroyed": {
       const t = e.data.transcript;
-      return t.user_id === null ? null : { userId: t.user_id, message: { event: "TRANSCRIPT_DELETED", data: { id: t.id } } };
+      // Gone from the read model too: nothing to wait for.
+      const message = { event: "TRANSCRIPT_DELETED", data: { id: t.id } };
+      return t.user_id === null ? null : { userId: t.user_id, message, transcriptId: t.id, version: undefined };
     }
     default:
       return null;

@@ -4,7 +4,7 @@
 import type { ServerType } from "@hono/node-server";
 import { createNodeWebSocket, type NodeWebSocket } from "@hono/node-ws";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { Unavailable, registry, type Bus, type Clock, type Logger } from "@scribe/kit";
+import { Unavailable, registry, rpcCall, type Bus, type Clock, type Logger } from "@scribe/kit";
 import type { Context } from "hono";
 import { Gauge } from "prom-client";
 import { ServerResponse, type IncomingMessage } from "node:http";
@@ -13,8 +13,9 @@ import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import type { AppEnv } from "../http/context";
 import { CLOSE_UNAUTHENTICATED, selectProtocol, type WsMessage } from "./protocol";
-import type { Caller } from "@scribe/contracts";
+import { ANONYMOUS, projectionOps, type Caller } from "@scribe/contracts";
 import { AccessWatch } from "./access-watch";
+import { ReadModelGate, type AwaitReadModel } from "./read-model-gate";
 import { TranscriptFeeds } from "./transcript-feed";
 import { UserHub } from "./user-hub";
 
@@ -83,8 +84,18 @@ export class Realtime {
     private readonly log: Logger,
     private readonly opts: RealtimeOptions,
   ) {
-    this.hub = new UserHub(bus, log.child({ component: "user-sockets" }));
-    this.feeds = new TranscriptFeeds(bus, log.child({ component: "transcript-sockets" }));
+    const awaitReadModel: AwaitReadModel = async (id, version, timeoutMs) =>
+      (
+        await rpcCall(
+          bus,
+          projectionOps.awaitVersion,
+          { caller: ANONYMOUS, id, version, timeout_ms: timeoutMs },
+          { timeoutMs: timeoutMs + 1000 },
+        )
+      ).version;
+    const gate = new ReadModelGate(awaitReadModel, log.child({ component: "sockets" }));
+    this.hub = new UserHub(bus, log.child({ component: "user-sockets" }), gate);
+    this.feeds = new TranscriptFeeds(bus, log.child({ component: "transcript-sockets" }), gate);
     this.access = new AccessWatch(bus, log.child({ component: "transcript-sockets" }));
   }
 

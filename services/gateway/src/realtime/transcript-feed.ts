@@ -11,6 +11,7 @@ import { DeliverPolicy, type Consumer, type ConsumerMessages } from "@nats-io/je
 import { eventDef, eventSubject, parseEvent, type TranscriptEventAppended } from "@scribe/contracts";
 import type { Bus, Logger } from "@scribe/kit";
 import { StoredLog, type WsMessage } from "./protocol";
+import type { ReadModelGate } from "./read-model-gate";
 
 /**
  * How long the server keeps a consumer once nobody pulls from it: feeds and replays delete their
@@ -137,14 +138,19 @@ class Feed {
     private readonly log: Logger,
     private readonly transcriptId: string,
     startAfter: number,
+    private readonly gate: ReadModelGate,
     private readonly onEmpty: () => void,
   ) {
     this.lastSeq = startAfter;
     this.reader = new EntryReader(bus, log, transcriptId);
     this.reader
       .read(startAfter + 1, (e, seq) => {
-        this.lastSeq = Math.max(this.lastSeq, seq);
-        if (e) for (const m of this.members) m.deliver(e);
+        // Handed on (and counted as delivered) once the read model holds the entry's version: a
+        // socket joining meanwhile replays it, and its replay waits for the same.
+        this.gate.pass(transcriptId, e?.entry.version, () => {
+          this.lastSeq = Math.max(this.lastSeq, seq);
+          if (e) for (const m of this.members) m.deliver(e);
+        });
         return true;
       })
       .catch((err: unknown) => {
@@ -177,6 +183,7 @@ class Feed {
   private async replay(reader: EntryReader, member: Member, connectedAtSeq: number): Promise<void> {
     const stored = new StoredLog();
     const liveDuringReplay: WsMessage[] = [];
+    let version = 0;
     // An ordered consumer over an empty subject would wait forever for its first message.
     const last = await this.bus.jsm.streams.getMessage(this.bus.stream("TRANSCRIPTS"), {
       last_by_subj: subjectOf(this.bus, this.transcriptId),
@@ -188,12 +195,14 @@ class Feed {
         // Handed again by a recreated ordered consumer (see Member.lastSeq).
         if (seq <= readUpTo) return true;
         readUpTo = seq;
+        version = Math.max(version, e?.entry.version ?? 0);
         if (e && seq <= connectedAtSeq) stored.add(e.entry);
         else if (e) liveDuringReplay.push({ event: e.entry.event, data: e.entry.data });
         // pending counts only this transcript's subject: 0 means its log is read.
         return seq < member.boundary && pending > 0;
       });
     }
+    await this.gate.reach(this.transcriptId, version || undefined);
     member.goLive(stored.take(), liveDuringReplay);
   }
 }
@@ -205,13 +214,14 @@ export class TranscriptFeeds {
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger,
+    private readonly gate: ReadModelGate,
   ) {}
 
   /** Adds a socket of `transcriptId` (accepted when the stream's last sequence was `connectedAtSeq`); returns its removal. */
   join(transcriptId: string, connectedAtSeq: number, listener: FeedListener): () => void {
     let feed = this.feeds.get(transcriptId);
     if (!feed) {
-      const created: Feed = new Feed(this.bus, this.log.child({ transcriptId }), transcriptId, connectedAtSeq, () => {
+      const created: Feed = new Feed(this.bus, this.log.child({ transcriptId }), transcriptId, connectedAtSeq, this.gate, () => {
         if (this.feeds.get(transcriptId) === created) this.feeds.delete(transcriptId);
       });
       this.feeds.set(transcriptId, (feed = created));

@@ -6,6 +6,7 @@ import type { Subscription } from "@nats-io/transport-node";
 import { parseEvent } from "@scribe/contracts";
 import type { Bus, Logger } from "@scribe/kit";
 import { KeyedSockets, subscribeToTranscriptEvents } from "./keyed-sockets";
+import type { ReadModelGate } from "./read-model-gate";
 import { USER_SOCKET_EVENT_TYPES, userSocketMessage, type WsMessage } from "./protocol";
 
 export type Send = (message: WsMessage) => void;
@@ -17,6 +18,7 @@ export class UserHub {
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger,
+    private readonly gate: ReadModelGate,
   ) {}
 
   async start(): Promise<void> {
@@ -43,6 +45,9 @@ export class UserHub {
       return;
     }
     if (!routed) return;
-    for (const send of this.sockets.of(routed.userId)) send(routed.message);
+    const { userId, message, transcriptId, version } = routed;
+    this.gate.pass(transcriptId, version, () => {
+      for (const send of this.sockets.of(userId)) send(message);
+    });
   }
 }

@@ -81,9 +81,13 @@ export type PublishedEvent =
         run_id: string | null;
         event: PipelineEventName;
         data: Record<string, unknown>;
+        version?: number;
       };
     }
-  | { type: "transcript.lifecycle.changed"; data: { transcript_id: string; user_id: string; action: "created" | "deleted" | "restored" } };
+  | {
+      type: "transcript.lifecycle.changed";
+      data: { transcript_id: string; user_id: string; action: "created" | "deleted" | "restored"; version?: number };
+    };
 
 /** Kept by the write side only: which recording to process, which run may write. */
 export type InternalEvent =
@@ -192,6 +196,40 @@ function exists(a: Aggregate | null): Aggregate {
 }
 
 export function decide(command: TranscriptCommand, current: Aggregate | null): TranscriptEvent[] {
+  return withReadVersion(decideChange(command, current), current);
+}
+
+/** The transcript's version an event sets (0: none). */
+function versionSetBy(e: TranscriptEvent): number {
+  switch (e.type) {
+    case "transcript.created":
+    case "transcript.updated":
+    case "transcript.topics.cleared":
+    case "transcript.topic.upserted":
+      return e.data.version;
+    case "transcript.completed":
+      return e.data.transcript.version;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * What the sockets relay (log entries, lifecycle announcements) carries the version the transcript has
+ * once the command's events are applied: a client that hears "ended" and then reads the transcript
+ * must find it ended, so the gateway relays an entry only once the read model holds that version.
+ */
+function withReadVersion(events: TranscriptEvent[], current: Aggregate | null): TranscriptEvent[] {
+  const version = Math.max(current?.state.version ?? 0, ...events.map(versionSetBy));
+  if (version < 1) return events;
+  return events.map((e): TranscriptEvent => {
+    if (e.type === "transcript.event.appended") return { ...e, data: { ...e.data, version } };
+    if (e.type === "transcript.lifecycle.changed") return { ...e, data: { ...e.data, version } };
+    return e;
+  });
+}
+
+function decideChange(command: TranscriptCommand, current: Aggregate | null): TranscriptEvent[] {
   if (command.type === "create") {
     if (current) throw new RuleError("bad_request", "Transcript already exists");
     const s = command.transcript;
