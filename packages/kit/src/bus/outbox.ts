@@ -6,6 +6,13 @@ import type { Db, Sql } from "../db";
 import { metrics } from "../metrics";
 import type { Bus } from "./connection";
 
+interface OutboxRow {
+  seq: string;
+  event_id: string;
+  subject: string;
+  payload: string;
+}
+
 /** Record events in the caller's transaction; they are published only if it commits. */
 export async function emit(tx: Db, events: OutgoingEvent | OutgoingEvent[]): Promise<void> {
   const list = Array.isArray(events) ? events : [events];
@@ -112,7 +119,7 @@ export class OutboxRelay {
     return sql.begin(async (tx) => {
       const [lock] = await tx<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`scribe:outbox:${schema}`})) as ok`;
       if (!lock?.ok) return -1;
-      const rows = await tx<{ seq: string; event_id: string; subject: string; payload: string }[]>`
+      const rows = await tx<OutboxRow[]>`
         select seq, event_id, subject, payload from outbox
         where refused_at is null or refused_at <= now() - make_interval(secs => ${this.refusedRetryMs / 1000})
         order by seq limit ${this.batchSize}
@@ -120,29 +127,41 @@ export class OutboxRelay {
       if (rows.length === 0) return 0;
       // Pipelined: all publishes in flight at once, acks awaited together.
       const outcomes = await Promise.allSettled(rows.map((r) => bus.js.publish(bus.subject(r.subject), r.payload, { msgID: r.event_id })));
-      const refused: { row: (typeof rows)[number]; error: string }[] = [];
+      // Refusals for good, by the row's seq: set aside, the rest of the batch goes on.
+      const refused = new Map<string, string>();
       for (const [i, outcome] of outcomes.entries()) {
         if (outcome.status === "fulfilled") continue;
         // Anything but a refusal for good (a timeout, a lost connection) retries the whole batch;
         // what was published meanwhile is dropped by JetStream as a duplicate (Nats-Msg-Id).
         if (!refusedForGood(outcome.reason)) throw outcome.reason;
-        refused.push({ row: rows[i]!, error: String((outcome.reason as Error).message ?? outcome.reason) });
+        refused.set(rows[i]!.seq, String((outcome.reason as Error).message ?? outcome.reason));
       }
-      await this.opts.afterPublish?.(rows.map((r) => r.event_id));
-      const published = rows.filter((r) => !refused.some((x) => x.row === r));
+      const published = rows.filter((r) => !refused.has(r.seq));
+      await this.opts.afterPublish?.(published.map((r) => r.event_id));
       await tx`delete from outbox where seq = any(${published.map((r) => r.seq)}::bigint[])`;
-      for (const { row, error } of refused) {
-        await tx`update outbox set refused_at = now(), refused_error = ${error} where seq = ${row.seq}`;
-        metrics.outboxRefused.inc({ service: schema });
-        // The payload stays out of the log: it may hold a transcript's words.
-        this.opts.log.error(
-          { eventId: row.event_id, subject: row.subject, bytes: Buffer.byteLength(row.payload), error, retryInMs: this.refusedRetryMs },
-          "the message server refused an event for good; it is set aside and tried again later (raise NATS max_payload if it is over it)",
-        );
-      }
+      if (refused.size > 0) await this.setAside(tx, rows, refused);
       metrics.outboxPublished.inc({ service: schema }, published.length);
       return rows.length;
     });
+  }
+
+  /** Marks refused events to be tried again after `refusedRetryMs`; logged without their payload, counted. */
+  private async setAside(tx: Db, rows: readonly OutboxRow[], refused: ReadonlyMap<string, string>): Promise<void> {
+    const { schema, log } = this.opts;
+    await tx`
+      update outbox set refused_at = now(), refused_error = r.error
+      from unnest(${[...refused.keys()]}::bigint[], ${[...refused.values()]}::text[]) as r(seq, error)
+      where outbox.seq = r.seq`;
+    for (const row of rows) {
+      const error = refused.get(row.seq);
+      if (error === undefined) continue;
+      metrics.outboxRefused.inc({ service: schema });
+      // The payload stays out of the log: it may hold a transcript's words.
+      log.error(
+        { eventId: row.event_id, subject: row.subject, bytes: Buffer.byteLength(row.payload), error, retryInMs: this.refusedRetryMs },
+        "the message server refused an event for good; it is set aside and tried again later (raise NATS max_payload if it is over it)",
+      );
+    }
   }
 }
 
