@@ -1,7 +1,8 @@
 // Meeting creation in a room (issue 14 item 6): the platform is asked with no database transaction
 // open (claim, act outside, record); creates arriving meanwhile wait for the claim and reuse the
 // meeting; a burst larger than the service's database pool is served; a failed platform call or a
-// replica that stopped mid-creation does not keep the room's creates waiting.
+// replica that stopped mid-creation does not keep the room's creates waiting beyond a short lease,
+// which a working holder renews however long the platform takes.
 import { ok, ScribeApiError } from "@scribe/client";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
@@ -9,12 +10,17 @@ import { meetingCreationWaits } from "@scribe/meetings";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roomWithMeetings, startPlatformSystem, type PlatformSystem } from "./support/platforms";
 
+const LEASE_MS = 1500;
 let sys: PlatformSystem;
 let db: Sql;
 
 beforeAll(async () => {
-  // A held room creation must not time out while the test looks at what the service holds.
-  sys = await startPlatformSystem({ label: "mtgcreate", env: { PLATFORM_API_TIMEOUT_MS: "60000" } });
+  // A held room creation must not time out while the test looks at what the service holds; the
+  // claim's lease is short, so holding the platform outlasts it several times over.
+  sys = await startPlatformSystem({
+    label: "mtgcreate",
+    env: { PLATFORM_API_TIMEOUT_MS: "60000", MEETING_CREATION_LEASE_MS: String(LEASE_MS) },
+  });
   // Named apart from the service's own sessions, which the tests look at in pg_stat_activity.
   db = connectDb(sys.db.url, { schema: "meetings", max: 2, applicationName: "meetings-creation-test" });
 });
@@ -93,6 +99,31 @@ describe("creating a meeting in a room", () => {
     const waitsBefore = await waits();
     await create(room.name);
     expect((await waits()) - waitsBefore).toBe(0);
+  });
+
+  it("renews its claim while the platform takes longer than the lease: a create arriving later still waits and reuses", async () => {
+    const room = await roomWithMeetings(sys.client("alice"), { name: "slow-platform" });
+    const createdBefore = roomsCreated();
+    const held = sys.daily.holdNextRoomCreation();
+    const first = create(room.name);
+    first.catch(() => {});
+    await held.reached;
+    let later: Promise<{ id: string }>;
+    try {
+      const [claim] = await claimOf(room.id);
+      // Three leases pass while the platform has not answered.
+      await new Promise((r) => setTimeout(r, 3 * LEASE_MS));
+      expect(await claimOf(room.id)).toEqual([claim]);
+      expect((await db`select 1 from meeting_creation where room_id = ${room.id} and lease_until > now()`).length).toBe(1);
+      const waitsBefore = await waits();
+      later = create(room.name);
+      await eventually(async () => (await waits()) - waitsBefore === 1, { message: "the later create waits for the claim" });
+    } finally {
+      held.release();
+    }
+    const [a, b] = await Promise.all([first, later]);
+    expect(b.id).toBe(a.id);
+    expect(roomsCreated()).toBe(createdBefore + 1);
   });
 
   it("takes over a claim whose lease ran out (its replica stopped mid-creation)", async () => {

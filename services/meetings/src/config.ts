@@ -29,6 +29,9 @@ export const MeetingsConfig = z.object({
   AWS_WHEREBY_ACCESS_KEY_SECRET: z.string().default("").describe("secret of AWS_WHEREBY_ACCESS_KEY_ID"),
   PLATFORM_API_TIMEOUT_MS: envInt(10_000, 100).describe("timeout of one call to a video platform's API"),
   PLATFORM_API_RETRIES: envInt(2, 0, 5).describe("retries of a video platform call that failed with a network error or a 5xx"),
+  MEETING_CREATION_LEASE_MS: envInt(15_000, 300).describe(
+    "a replica creating a meeting in a room holds the room's creation claim this long, renewed while the platform answers; a replica that stopped mid-creation holds the room's creates back at most this long",
+  ),
   MEETING_JOIN_WINDOW_SECONDS: envInt(300, 0).describe(
     "an on-the-fly meeting nobody has used is deactivated once empty for this long after creation",
   ),

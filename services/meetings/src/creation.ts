@@ -9,10 +9,12 @@
 // burst of creates in one room the waiters held every pooled connection while the holder waited for
 // one to record its meeting, so they timed out (503/504) instead of being served (commit e7b715d).
 // Here a waiter holds no connection: it sleeps until the claim's release is NOTIFYed (or a poll).
+// The holder renews its claim while the platform answers, so the lease can be short: a replica that
+// stopped mid-creation holds the room's creates back for one lease, not for the longest platform call.
 import { randomUUID } from "node:crypto";
 import { Unavailable, type Db, type Logger, type Sql } from "@scribe/kit";
 import { meetingCreationWaits } from "./metrics";
-import { CREATION_CHANNEL, claimMeetingCreation, releaseMeetingCreation } from "./store";
+import { CREATION_CHANNEL, claimMeetingCreation, releaseMeetingCreation, renewMeetingCreation } from "./store";
 
 /** What a look at the room decided: a meeting to reuse, or how to make one (the platform call). */
 export type CreationPlan<T> = { reuse: T } | { create(): Promise<T> };
@@ -30,7 +32,7 @@ export interface MeetingCreation {
 export interface MeetingCreationOptions {
   sql: Sql;
   log: Logger;
-  /** How long a claim lasts: longer than any platform creation can take (then its holder stopped). */
+  /** How long a claim lasts unless renewed: its holder renews it every third of it while it works. */
   leaseMs: number;
   /** How long a create waits for another's claim before asking its caller to retry (503). */
   waitMs: number;
@@ -74,6 +76,16 @@ export async function startMeetingCreation(opts: MeetingCreationOptions): Promis
     look: (db: Db) => Promise<CreationPlan<T>>,
     record: (tx: Db, made: T) => Promise<void>,
   ): Promise<T> {
+    let working = true;
+    const renewal = setInterval(() => {
+      renewMeetingCreation(sql, roomId, token, leaseMs).then(
+        (held) => {
+          // Not held once released (a renewal racing the release finds nothing: that is fine).
+          if (!held && working) log.warn({ roomId, leaseMs }, "a meeting creation claim ran out before it was renewed");
+        },
+        (err: unknown) => log.warn({ err, roomId }, "could not renew a meeting creation claim"),
+      );
+    }, leaseMs / 3);
     try {
       // A meeting recorded between the first look and the claim is reused.
       const plan = await look(sql);
@@ -94,6 +106,9 @@ export async function startMeetingCreation(opts: MeetingCreationOptions): Promis
         log.warn({ err, roomId }, "could not release a meeting creation claim; it expires with its lease"),
       );
       throw e;
+    } finally {
+      working = false;
+      clearInterval(renewal);
     }
   }
 

@@ -19,9 +19,7 @@ export const meetingsService = defineService({
     const creation = await startMeetingCreation({
       sql,
       log: log.child({ op: "meetings.create" }),
-      // Longer than a platform's room creation can take: two calls (Daily retries a taken name),
-      // each with its retries and their backoff.
-      leaseMs: 2 * (config.PLATFORM_API_RETRIES + 1) * (config.PLATFORM_API_TIMEOUT_MS + 5_000) + 30_000,
+      leaseMs: config.MEETING_CREATION_LEASE_MS,
       // Past the request's deadline the caller has gone (the gateway answered 504).
       waitMs: config.RPC_TIMEOUT_MS,
     });

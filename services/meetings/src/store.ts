@@ -22,6 +22,13 @@ export async function claimMeetingCreation(db: Db, roomId: string, token: string
   return rows.length > 0;
 }
 
+/** Extends this caller's claim by `leaseMs` from now; false when it is no longer its own. */
+export async function renewMeetingCreation(db: Db, roomId: string, token: string, leaseMs: number): Promise<boolean> {
+  const rows = await db`update meeting_creation set lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    where room_id = ${roomId} and claim_token = ${token} returning room_id`;
+  return rows.length > 0;
+}
+
 /**
  * Releases this caller's claim and wakes the room's waiters (at commit when `db` is a transaction);
  * false when the claim was no longer its own (its lease ran out and another took it over).
