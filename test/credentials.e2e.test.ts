@@ -3,6 +3,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unsignedToken } from "@scribe/simulators";
+import { answer, onRoomName } from "./support/api";
 import { startSystem, type AuthMode, type TestSystem } from "./support/system";
 
 const BAD: [string, Record<string, string>][] = [
@@ -31,7 +32,7 @@ interface Operation {
 }
 
 async function operations(sys: TestSystem): Promise<Operation[]> {
-  // Raw throughout this file: the document itself, and malformed credential headers the client cannot send.
+  // Raw: the document itself, and (below) malformed credential headers on every route, known or not.
   const doc = (await (await sys.as(null)("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
   const ops: Operation[] = [
     { method: "GET", path: "/openapi.json" },
@@ -72,9 +73,9 @@ for (const mode of ["password", "jwt", "none"] as AuthMode[]) {
     it(
       mode === "none" ? "are ignored: everyone is anonymous" : "that look like a token are a 401 on /v1 routes that read credentials",
       async () => {
-        const res = await sys.withHeaders({ authorization: "Bearer hello-world" })("/v1/rooms/name/whatever");
+        const res = await answer(sys.clientWith({ token: "hello-world" }).GET("/v1/rooms/name/{room_name}", onRoomName("whatever")));
         if (mode === "none") expect(res.status).toBe(404);
-        else expect({ status: res.status, body: await res.json() }).toEqual({ status: 401, body: { detail: "Invalid authentication" } });
+        else expect(res).toEqual({ status: 401, body: { detail: "Invalid authentication" } });
       },
     );
 

@@ -4,15 +4,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ok, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { multipart, speechMp3 } from "./support/media";
-import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { onTranscript } from "./support/api";
+import { speechMp3, uploadWhole } from "./support/media";
+import { startSystem, type TestSystem } from "./support/system";
 import { TranscriptWriter } from "./support/transcripts";
 import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let storageRoot: string;
 let bearer: string[];
 let tw: TranscriptWriter;
@@ -24,7 +26,7 @@ beforeAll(async () => {
     services: ["rooms", "recordings", "projection", "transcription", "gateway"],
     env: { STORAGE_LOCAL_ROOT: storageRoot },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   bearer = ["bearer", await sys.token("alice")];
   tw = await TranscriptWriter.connect(sys.prefix);
 });
@@ -34,10 +36,6 @@ afterAll(async () => {
   await rm(storageRoot, { recursive: true, force: true });
 });
 
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
 const names = (ms: WsMessage[]) => ms.map((m) => m.event);
 const ended = (m: WsMessage) => m.event === "STATUS" && m.data.value === "ended";
 const RUN_MS = 180_000;
@@ -66,18 +64,9 @@ describe("a processed upload on the sockets", () => {
 
   beforeAll(async () => {
     user = await mustOpen(sys.baseUrl, "/v1/events", bearer);
-    id = (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Realtime upload" }) }))).id;
+    id = (await ok(alice.POST("/v1/transcripts", { body: { name: "Realtime upload" } }))).id;
     live = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
-    const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
-    // The recordings service learns of the transcript from its event.
-    await eventually(async () => {
-      const res = await alice(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=1`, {
-        method: "POST",
-        body,
-        headers: { "content-type": contentType },
-      });
-      return res.status === 200;
-    });
+    await ok(uploadWhole(alice, id, speechMp3(), "meeting.mp3"));
     await eventually(() => live.messages.some(ended), { timeoutMs: RUN_MS, message: "STATUS ended on the transcript socket" });
   }, RUN_MS + 20_000);
   afterAll(() => {
@@ -92,7 +81,7 @@ describe("a processed upload on the sockets", () => {
       expect.arrayContaining(["DURATION", "WAVEFORM", "TOPIC", "FINAL_TITLE", "FINAL_LONG_SUMMARY", "FINAL_SHORT_SUMMARY"]),
     );
     expect(got.findIndex(ended)).toBe(got.length - 1);
-    const t = await ok(await alice(`/v1/transcripts/${id}`));
+    const t = await ok(alice.GET("/v1/transcripts/{transcript_id}", onTranscript(id)));
     expect(got.find((m) => m.event === "FINAL_TITLE")?.data.title).toBe(t.title);
   });
 
@@ -125,12 +114,12 @@ describe("a processed upload on the sockets", () => {
     "replays only the latest run's entries after a reprocessing: its topics once, as the read model has them",
     async () => {
       const before = live.messages.length;
-      expect(await ok(await alice(`/v1/transcripts/${id}/process`, { method: "POST" }))).toEqual({ status: "ok" });
+      expect(await ok(alice.POST("/v1/transcripts/{transcript_id}/process", onTranscript(id)))).toEqual({ status: "ok" });
       await eventually(() => live.messages.slice(before).some(ended), { timeoutMs: RUN_MS, message: "the second run's STATUS ended" });
       const replayed = await replayOf(id, live);
       // The earlier run's entries (and the marker logged after it) are gone with the reset.
       expect(replayed).toEqual(withoutMarkers(live.messages.slice(before)).filter((m) => m.event !== "TRANSCRIPT" && m.event !== "STATUS"));
-      const topics = (await ok(await alice(`/v1/transcripts/${id}/topics`))) as { id: string }[];
+      const topics = await ok(alice.GET("/v1/transcripts/{transcript_id}/topics", onTranscript(id)));
       expect(replayed.filter((m) => m.event === "TOPIC").map((m) => m.data.id)).toEqual(topics.map((t) => t.id));
     },
     RUN_MS + 20_000,

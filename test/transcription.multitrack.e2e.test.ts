@@ -8,12 +8,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { ok, type ScribeClient } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { threeSpeakerPlanning, synthesizeMeeting, type MeetingFixture } from "@scribe/simulators";
 import { readZip } from "./support/media";
 import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
-import type { Client, JsonResponse } from "./support/system";
+import { onTranscript } from "./support/api";
 
 const exec = promisify(execFile);
 
@@ -21,7 +22,7 @@ const exec = promisify(execFile);
 const PROCESSING_MS = 480_000;
 
 let sys: PlatformSystem;
-let alice: Client;
+let alice: ScribeClient;
 let fx: MeetingFixture;
 let scratch: string;
 
@@ -32,24 +33,12 @@ beforeAll(async () => {
     label: "mte2e",
     services: ["rooms", "meetings", "recordings", "transcription", "projection", "gateway"],
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
 }, 120_000);
 afterAll(async () => {
   await sys?.stop();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
-
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
-
-interface Word {
-  text: string;
-  start: number;
-  end: number;
-  speaker: number;
-}
 
 describe("a 3-speaker platform meeting end to end", () => {
   let id: string;
@@ -63,9 +52,9 @@ describe("a 3-speaker platform meeting end to end", () => {
     expect(new Set(offsets.map((o) => o.toFixed(1))).size).toBe(3);
 
     const started = Date.now();
-    const rec = await recordMeeting(sys, sys.client("alice"), "planning", fx);
-    id = await transcriptOfRoom(sys.client("alice"), rec.roomId);
-    transcript = await untilSettled(sys.client("alice"), id, PROCESSING_MS);
+    const rec = await recordMeeting(sys, alice, "planning", fx);
+    id = await transcriptOfRoom(alice, rec.roomId);
+    transcript = await untilSettled(alice, id, PROCESSING_MS);
     // Measured for the report (the suite asserts no timing).
     console.info(
       `multitrack e2e: ${fx.truth.duration.toFixed(1)} s of meeting recorded and processed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -84,11 +73,7 @@ describe("a 3-speaker platform meeting end to end", () => {
   });
 
   it("attributes each word to the participant who spoke it, on the meeting's timeline", async () => {
-    const topics = (await ok(await alice(`/v1/transcripts/${id}/topics/with-words`))) as {
-      title: string;
-      summary: string;
-      words: Word[];
-    }[];
+    const topics = await ok(alice.GET("/v1/transcripts/{transcript_id}/topics/with-words", onTranscript(id)));
     expect(topics.length).toBeGreaterThan(0);
     const words = topics.flatMap((t) => t.words);
     // Allow ASR errors: most of the script's words are recognised…
@@ -124,7 +109,8 @@ describe("a 3-speaker platform meeting end to end", () => {
     expect(transcript.short_summary).toEqual(expect.stringMatching(/\S/));
     expect(transcript.long_summary).toEqual(expect.stringMatching(/\S/));
     // Action items are not part of GET /transcripts/{id} (api.md ambiguity 16): the download has them.
-    const zip = await readZip(Buffer.from(await (await alice(`/v1/transcripts/${id}/download/zip`)).arrayBuffer()));
+    const download = await ok(alice.GET("/v1/transcripts/{transcript_id}/download/zip", { ...onTranscript(id), parseAs: "arrayBuffer" }));
+    const zip = await readZip(Buffer.from(download));
     const meta = JSON.parse(zip.get("metadata.json")!.toString("utf8")) as {
       action_items: { decisions: unknown[]; next_steps: unknown[] } | null;
     };
@@ -135,14 +121,20 @@ describe("a 3-speaker platform meeting end to end", () => {
   });
 
   it("renders WebVTT with a voice tag per participant", async () => {
-    const vtt = (await ok(await alice(`/v1/transcripts/${id}?transcript_format=webvtt-named`))).transcript as string;
+    const vtt = (
+      await ok(
+        alice.GET("/v1/transcripts/{transcript_id}", {
+          params: { path: { transcript_id: id }, query: { transcript_format: "webvtt-named" } },
+        }),
+      )
+    ).transcript as string;
     expect(vtt.startsWith("WEBVTT")).toBe(true);
     expect(vtt).toMatch(/\d{2}:\d{2}:\d{2}\.\d{3} --> \d{2}:\d{2}:\d{2}\.\d{3}/);
     for (const t of fx.truth.tracks) expect(vtt).toContain(`<v ${t.name}>`);
   });
 
   it("serves the waveform: finite amplitudes in [0, 1]", async () => {
-    const { data } = (await ok(await alice(`/v1/transcripts/${id}/audio/waveform`))) as { data: unknown[] };
+    const { data } = await ok(alice.GET("/v1/transcripts/{transcript_id}/audio/waveform", onTranscript(id)));
     expect(data.length).toBeGreaterThan(0);
     for (const v of data) {
       expect(typeof v).toBe("number");
@@ -154,10 +146,9 @@ describe("a 3-speaker platform meeting end to end", () => {
   });
 
   it("serves the MP3 of the whole meeting", async () => {
-    const res = await alice(`/v1/transcripts/${id}/audio/mp3`);
-    expect(res.status).toBe(200);
+    const mp3 = await ok(alice.GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...onTranscript(id), parseAs: "arrayBuffer" }));
     const path = join(scratch, "meeting.mp3");
-    await writeFile(path, Buffer.from(await res.arrayBuffer()));
+    await writeFile(path, Buffer.from(mp3));
     const { stdout } = await exec("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", path]);
     const info = JSON.parse(stdout) as { streams: { codec_type: string; codec_name: string }[]; format: { duration: string } };
     expect(info.streams.filter((s) => s.codec_type === "audio").map((s) => s.codec_name)).toEqual(["mp3"]);

@@ -9,7 +9,7 @@ import { ok, type ScribeClient } from "@scribe/client";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { multipart, speechMp3 } from "./support/media";
+import { speechMp3, uploadWhole } from "./support/media";
 import { startSystem, streamEvents, type TestSystem } from "./support/system";
 
 let sys: TestSystem;
@@ -47,17 +47,7 @@ const completions = async (id: string) =>
 
 async function uploaded(): Promise<string> {
   const t = await ok(alice.POST("/v1/transcripts", { body: { name: "Upload" } }));
-  const { body, contentType } = multipart("chunk", "meeting.mp3", speechMp3(), "audio/mpeg");
-  // The recordings service learns of the transcript from its event. The chunk goes as raw multipart
-  // bytes (the exact body under test), hence the plain fetch wrapper.
-  await eventually(async () => {
-    const res = await sys.as("alice")(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType },
-    });
-    return res.status === 200;
-  });
+  await ok(uploadWhole(alice, t.id, speechMp3(), "meeting.mp3"));
   return t.id;
 }
 

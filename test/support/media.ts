@@ -9,7 +9,7 @@ import { newTranscript } from "./transcripts";
 import { makeEvent, type EventInput, type EventType, type TranscriptState } from "@scribe/contracts";
 import { connectBus, durableName } from "@scribe/kit";
 import { eventually, TEST_NATS_URL } from "@scribe/kit/testing";
-import type { Client, JsonResponse } from "./system";
+import type { ScribeClient } from "@scribe/client";
 import yauzl from "yauzl";
 
 const CACHE = join(tmpdir(), "scribe-test-fixtures");
@@ -98,23 +98,20 @@ export function multipart(
 }
 
 /**
- * Upload `bytes` as one chunk. The recordings service learns of a new transcript from its event,
- * so a 404 is retried until it knows it; any other answer is returned.
+ * Upload `bytes` as one chunk through the typed client (as the CLI does: a FormData body). The
+ * recordings service learns of a new transcript from its event, so a 404 is retried until it knows
+ * it; any other answer is returned.
  */
-export function uploadWhole(
-  client: Client,
-  transcriptId: string,
-  bytes: Buffer,
-  filename: string,
-  type = "audio/mpeg",
-): Promise<JsonResponse> {
-  const { body, contentType } = multipart("chunk", filename, bytes, type);
+export function uploadWhole(api: ScribeClient, transcriptId: string, bytes: Buffer, filename: string, type = "audio/mpeg") {
+  const form = new FormData();
+  form.append("chunk", new Blob([bytes], { type }), filename);
   return eventually(async () => {
-    const res = await client(`/v1/transcripts/${transcriptId}/record/upload?chunk_number=0&total_chunks=1`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType },
+    const res = await api.POST("/v1/transcripts/{transcript_id}/record/upload", {
+      params: { path: { transcript_id: transcriptId }, query: { chunk_number: 0, total_chunks: 1 } },
+      // The schema types the file field as a string (OpenAPI's binary); the body is the form itself.
+      body: form as unknown as { chunk: string },
+      bodySerializer: (body) => body as unknown as FormData,
     });
-    return res.status === 404 ? null : res;
+    return res.response.status === 404 ? null : res;
   });
 }
