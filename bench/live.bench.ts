@@ -46,12 +46,11 @@ function sentenceLatencies(fixture: MeetingFixture, startedAt: number, lines: { 
 }
 
 async function round(sys: TestSystem, bearer: string[], packets: Buffer[], fixture: MeetingFixture, sessions: number) {
-  const alice = sys.as("alice");
+  const alice = sys.client("alice");
   const runs = await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
-      const id = (
-        await (await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: `bench live ${sessions}/${i}` }) })).json()
-      ).id as string;
+      const { data: created } = await alice.POST("/v1/transcripts", { body: { name: `bench live ${sessions}/${i}` } });
+      const id = created!.id;
       const socket: OpenSocket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, bearer);
       const lines: { text: string; at: number }[] = [];
       socket.ws.on("message", (raw: Buffer) => {
@@ -90,8 +89,8 @@ async function round(sys: TestSystem, bearer: string[], packets: Buffer[], fixtu
     r.socket.close();
     await r.peer.close();
     // Post-processing of this round must not load the next one.
-    await alice(`/v1/transcripts/${r.id}`, { method: "DELETE" });
-    await alice(`/v1/transcripts/${r.id}/destroy`, { method: "DELETE" });
+    await alice.DELETE("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: r.id } } });
+    await alice.DELETE("/v1/transcripts/{transcript_id}/destroy", { params: { path: { transcript_id: r.id } } });
   }
   return {
     latencies,

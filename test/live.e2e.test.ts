@@ -7,16 +7,18 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { vocabularyShare } from "@scribe/ai";
+import { ok, type Schemas, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { liveDictation, synthesizeMeeting } from "@scribe/simulators";
 import type { LiveRecorder } from "@scribe/transcription";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectLivePeer, opusPacketsOf } from "./support/live-peer";
-import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { answer, onTranscript } from "./support/api";
+import { startSystem, type TestSystem } from "./support/system";
 import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let bearer: string[];
 let storageRoot: string;
 let packets: Buffer[];
@@ -40,7 +42,7 @@ beforeAll(async () => {
       LIVE_SEGMENT_SECONDS: "3",
     },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   bearer = ["bearer", await sys.token("alice")];
   const fixture = await synthesizeMeeting(liveDictation);
   packets = await opusPacketsOf(fixture.mixPath);
@@ -52,10 +54,7 @@ afterAll(async () => {
   await rm(storageRoot, { recursive: true, force: true });
 });
 
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
+const read = (id: string) => ok(alice.GET("/v1/transcripts/{transcript_id}", onTranscript(id)));
 const status = (value: string) => (m: WsMessage) => m.event === "STATUS" && m.data.value === value;
 const textOf = (ms: WsMessage[]) =>
   ms
@@ -64,7 +63,7 @@ const textOf = (ms: WsMessage[]) =>
     .join(" ");
 
 async function newTranscript(name: string): Promise<string> {
-  return (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name }) }))).id as string;
+  return (await ok(alice.POST("/v1/transcripts", { body: { name } }))).id;
 }
 
 /**
@@ -75,7 +74,9 @@ async function newTranscript(name: string): Promise<string> {
 const endedTranscript = (id: string) =>
   eventually(
     async () => {
-      const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+      const t = await ok(
+        alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format: "text" } } }),
+      );
       return t.status === "ended" ? t : null;
     },
     { message: "the read model has the transcript ended" },
@@ -126,10 +127,9 @@ describe("a live recording from a WebRTC peer", () => {
     const t = await endedTranscript(id);
     expect(t.source_kind).toBe("live");
     expect(t.duration).toBeGreaterThan(20_000);
-    expect(vocabularyShare(said, t.transcript as string), t.transcript).toBeGreaterThanOrEqual(0.5);
-    const mp3 = await alice(`/v1/transcripts/${id}/audio/mp3`);
-    expect(mp3.status).toBe(200);
-    expect(Buffer.from(await mp3.arrayBuffer()).length).toBeGreaterThan(10_000);
+    expect(vocabularyShare(said, t.transcript as string), t.transcript as string).toBeGreaterThanOrEqual(0.5);
+    const mp3 = await ok(alice.GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...onTranscript(id), parseAs: "arrayBuffer" }));
+    expect(mp3.byteLength).toBeGreaterThan(10_000);
   });
 });
 
@@ -145,7 +145,7 @@ describe("a live session whose service dies mid-stream", () => {
       await eventually(() => socket.messages.filter((m) => m.event === "DURATION").length >= 2, { message: "two segments stored" });
       live.abandonAll();
       await peer.close();
-      expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("recording");
+      expect((await read(id)).status).toBe("recording");
 
       // Another process (here: the same one, with the clock past the lease) finds it abandoned.
       expect((await live.recoverAbandoned({ now: new Date() })).recovered).toEqual([]);
@@ -189,7 +189,7 @@ describe("refusals", () => {
     const id = await newTranscript("Live silence");
     const peer = await connectLivePeer(alice, id);
     peer.stop();
-    await eventually(async () => (await ok(await alice(`/v1/transcripts/${id}`))).status === "error", {
+    await eventually(async () => (await read(id)).status === "error", {
       timeoutMs: 60_000,
       message: "status error",
     });
@@ -198,7 +198,7 @@ describe("refusals", () => {
 
   it("a locked transcript: 400 Transcript is locked", async () => {
     const id = await newTranscript("Live locked");
-    await ok(await alice(`/v1/transcripts/${id}`, { method: "PATCH", body: JSON.stringify({ locked: true }) }));
+    await ok(alice.PATCH("/v1/transcripts/{transcript_id}", { ...onTranscript(id), body: { locked: true } }));
     const err = await connectLivePeer(alice, id).then(
       () => null,
       (e: Error & { status: number }) => e,
@@ -209,21 +209,18 @@ describe("refusals", () => {
 
   it("an answer instead of an offer, or SDP that is not SDP: 422 naming the field", async () => {
     const id = await newTranscript("Live bad offer");
-    const post = (body: unknown) =>
-      alice(`/v1/transcripts/${id}/record/webrtc`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+    // The missing sdp is a body the contract refuses, sent through the typed client all the same.
+    const post = (body: Schemas["RtcOffer"]) =>
+      answer(alice.POST("/v1/transcripts/{transcript_id}/record/webrtc", { ...onTranscript(id), body }));
     const wrongType = await post({ sdp: "v=0", type: "answer" });
     expect(wrongType.status).toBe(422);
-    expect(JSON.stringify(await wrongType.json())).toContain('"type"');
+    expect(JSON.stringify(wrongType.body)).toContain('"type"');
     const notSdp = await post({ sdp: "hello", type: "offer" });
     expect(notSdp.status).toBe(422);
-    expect(JSON.stringify(await notSdp.json())).toContain('"sdp"');
-    const missing = await post({ type: "offer" });
+    expect(JSON.stringify(notSdp.body)).toContain('"sdp"');
+    const missing = await post({ type: "offer" } as never);
     expect(missing.status).toBe(422);
-    expect((await ok(await alice(`/v1/transcripts/${id}`))).status).toBe("idle");
+    expect((await read(id)).status).toBe("idle");
   });
 });
 

@@ -1,11 +1,13 @@
 // Realtime WebSockets end to end (behaviour-transcripts-pipelines §2.2–2.4, api.md §2.18): events
 // published on the TRANSCRIPTS stream (as the transcription service does) reach transcript sockets,
 // with the stored log replayed first, and owners' user sockets, through a real gateway.
+import { ok } from "@scribe/client";
 import type { EventInput, PipelineEventName } from "@scribe/contracts";
 import { eventually } from "@scribe/kit/testing";
 import { request } from "node:http";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onTranscript } from "./support/api";
 import { TEST_SECRET, startSystem, type TestSystem } from "./support/system";
 import { SignJWT } from "jose";
 import { TranscriptWriter } from "./support/transcripts";
@@ -323,10 +325,13 @@ describe("GET(ws) /v1/events", () => {
 
 describe("the WebSocket paths over plain HTTP", () => {
   it("answer 426 and are described in OpenAPI with the message unions", async () => {
-    const anon = sys.as(null);
-    expect((await anon("/v1/events")).status).toBe(426);
-    expect((await anon("/v1/transcripts/00000000-0000-4000-8000-000000000000/events")).status).toBe(426);
-    const doc = await (await anon("/openapi.json")).json();
+    const anon = sys.client(null);
+    expect((await anon.GET("/v1/events")).response.status).toBe(426);
+    expect(
+      (await anon.GET("/v1/transcripts/{transcript_id}/events", onTranscript("00000000-0000-4000-8000-000000000000"))).response.status,
+    ).toBe(426);
+    // Raw: the OpenAPI document is not an operation of itself.
+    const doc = await (await sys.as(null)("/openapi.json")).json();
     expect(doc.paths["/v1/events"].get.operationId).toBe("v1_user_get_websocket_events");
     expect(doc.paths["/v1/transcripts/{transcript_id}/events"].get.operationId).toBe("v1_transcript_get_websocket_events");
     expect(Object.keys(doc.components.schemas)).toEqual(
@@ -362,7 +367,7 @@ describe("requests offering another upgrade", () => {
 describe("metrics", () => {
   it("counts open sockets by kind", async () => {
     const gauge = async (socket: string) => {
-      const text = await (await sys.as(null)("/metrics")).text();
+      const text = await ok(sys.client(null).GET("/metrics", { parseAs: "text" }));
       const line = new RegExp(`^scribe_websockets_open\\{socket="${socket}"\\} (\\d+)$`, "m").exec(text);
       return line ? Number(line[1]) : 0;
     };
@@ -380,20 +385,14 @@ describe("with the transcription service", () => {
     try {
       const alice = await mustOpen(full.baseUrl, "/v1/events", ["bearer", await full.token("alice")]);
       const bob = await mustOpen(full.baseUrl, "/v1/events", ["bearer", await full.token("bob")]);
-      const as = full.as("alice");
-      const created = await as("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Realtime" }) });
-      expect(created.status).toBe(200);
-      const { id } = (await created.json()) as { id: string };
+      const as = full.client("alice");
+      const { id } = await ok(as.POST("/v1/transcripts", { body: { name: "Realtime" } }));
       // The owner may open its transcript socket at once (the answer waited for the read model).
       (await mustOpen(full.baseUrl, eventsOf(id), ["bearer", await full.token("alice")])).close();
-      for (const [path, method] of [
-        [`/v1/transcripts/${id}`, "DELETE"],
-        [`/v1/transcripts/${id}/restore`, "POST"],
-        [`/v1/transcripts/${id}`, "DELETE"],
-        [`/v1/transcripts/${id}/destroy`, "DELETE"],
-      ] as const) {
-        expect((await as(path, { method })).status, `${method} ${path}`).toBe(200);
-      }
+      await ok(as.DELETE("/v1/transcripts/{transcript_id}", onTranscript(id)));
+      await ok(as.POST("/v1/transcripts/{transcript_id}/restore", onTranscript(id)));
+      await ok(as.DELETE("/v1/transcripts/{transcript_id}", onTranscript(id)));
+      await ok(as.DELETE("/v1/transcripts/{transcript_id}/destroy", onTranscript(id)));
       expect(await alice.received(5)).toEqual([
         msg("TRANSCRIPT_CREATED", { id }),
         msg("TRANSCRIPT_DELETED", { id }),
@@ -402,9 +401,7 @@ describe("with the transcription service", () => {
         msg("TRANSCRIPT_DELETED", { id }),
       ]);
       // Bob's own create comes after all of alice's events on the bus: only it reaches his socket.
-      const own = (await (await full.as("bob")("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Bob's" }) })).json()) as {
-        id: string;
-      };
+      const own = await ok(full.client("bob").POST("/v1/transcripts", { body: { name: "Bob's" } }));
       expect(await bob.received(1)).toEqual([msg("TRANSCRIPT_CREATED", { id: own.id })]);
       alice.close();
       bob.close();

@@ -3,7 +3,7 @@
 // an Ogg/Opus file in real time (20 ms packets), then sends `{"cmd":"STOP"}`.
 import { encodeOggOpus, readOggOpusPackets } from "@scribe/media";
 import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from "werift";
-import type { Client } from "./system";
+import type { Schemas, ScribeClient } from "@scribe/client";
 
 /** `wav` as the 20 ms Opus packets a browser would send (encoded next to it, once). */
 export async function opusPacketsOf(wav: string): Promise<Buffer[]> {
@@ -24,7 +24,7 @@ export interface LivePeer {
 const waitFor = <T>(subscribe: (done: (v: T) => void) => void) => new Promise<T>((resolve) => subscribe(resolve));
 
 /** Connects to Scribe for transcript `id`; rejects with the HTTP answer when the offer is refused. */
-export async function connectLivePeer(client: Client, id: string): Promise<LivePeer> {
+export async function connectLivePeer(client: ScribeClient, id: string): Promise<LivePeer> {
   const pc = new RTCPeerConnection({
     codecs: { audio: [new RTCRtpCodecParameters({ mimeType: "audio/opus", clockRate: 48_000, channels: 2 })] },
   });
@@ -35,16 +35,16 @@ export async function connectLivePeer(client: Client, id: string): Promise<LiveP
   if (pc.iceGatheringState !== "complete") {
     await waitFor<void>((done) => pc.iceGatheringStateChange.subscribe((s) => s === "complete" && done()));
   }
-  const res = await client(`/v1/transcripts/${id}/record/webrtc`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ sdp: pc.localDescription!.sdp, type: "offer" }),
+  const { data, error, response } = await client.POST("/v1/transcripts/{transcript_id}/record/webrtc", {
+    params: { path: { transcript_id: id } },
+    body: { sdp: pc.localDescription!.sdp, type: "offer" },
   });
-  if (res.status !== 200) {
+  if (response.status !== 200) {
     await pc.close();
-    throw Object.assign(new Error(`offer refused: ${res.status} ${await res.text()}`), { status: res.status });
+    throw Object.assign(new Error(`offer refused: ${response.status} ${JSON.stringify(error)}`), { status: response.status });
   }
-  const answer = (await res.json()) as { sdp: string; type: "answer" };
+  // api.md: the answer is an RtcOffer, which the reference's OpenAPI (and so ours) does not declare.
+  const answer = data as Schemas["RtcOffer"] & { type: "answer" };
   await pc.setRemoteDescription(answer);
   if (pc.connectionState !== "connected") {
     await waitFor<void>((done) => pc.connectionStateChange.subscribe((s) => s === "connected" && done()));
