@@ -1,5 +1,6 @@
 // A service that is down is a 503 with Retry-After at the gateway, not a 500 and not a 503 that leaves
 // the client guessing (issue 20): here the gateway runs alone, so the rooms service answers nobody.
+import { createScribeClient } from "@scribe/client";
 import { startProcess, type RunningProcess } from "@scribe/kit";
 import { servicesByName } from "@scribe/cli";
 import { SignJWT } from "jose";
@@ -28,10 +29,9 @@ describe("a service that is down", () => {
       .setSubject("alice")
       .setExpirationTime("1h")
       .sign(new TextEncoder().encode(TEST_SECRET));
-    // Raw fetch: the status line and headers are what this test is about.
-    const res = await fetch(`${baseUrl}/v1/rooms`, { headers: { authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(503);
-    expect(res.headers.get("retry-after")).toBe("5");
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/rooms service/);
+    const { response, error } = await createScribeClient({ baseUrl, token }).GET("/v1/rooms");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(error?.detail).toMatch(/rooms service/);
   });
 });

@@ -4,6 +4,7 @@
 // not match the challenge, is refused. The simulator's own checks (PKCE S256, redirect_uri, single
 // use codes) are tested directly too. AUTH_BACKEND=none: no sign-in anywhere, the pages just work.
 import { join } from "node:path";
+import { ok } from "@scribe/client";
 import { pkceChallenge, startIdp, type IdpSimulator } from "@scribe/simulators";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,9 +42,7 @@ describe("AUTH_BACKEND=jwt with an identity provider", () => {
   });
 
   it("tells the app the auth mode and the provider's endpoints from its discovery document", async () => {
-    const res = await fetch(`${sys.baseUrl}/app-config.json`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    expect(await ok(sys.client(null).GET("/app-config.json"))).toEqual({
       auth_backend: "jwt",
       oidc: {
         provider_name: "Example SSO",
@@ -60,6 +59,7 @@ describe("AUTH_BACKEND=jwt with an identity provider", () => {
   it("the simulator's token endpoint checks the PKCE verifier, the redirect_uri and uses each code once", async () => {
     const verifier = "v".repeat(20) + "-._~0123456789abcdefghijklmnop";
     const redirectUri = `${sys.baseUrl}/auth/callback`;
+    // Raw: the identity provider simulator's OAuth endpoints, not Scribe's API.
     const authorize = async () => {
       const res = await fetch(`${idp.url}/authorize`, {
         method: "POST",
@@ -110,9 +110,7 @@ describe("AUTH_BACKEND=jwt with an identity provider", () => {
     const tokens = (await good.json()) as { access_token: string; id_token: string; token_type: string };
     expect(tokens.token_type).toBe("Bearer");
     // The gateway takes the access token as the signed-in user.
-    const me = await fetch(`${sys.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
-    expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ email: "bob@example.com" });
+    expect(await ok(sys.clientWith({ token: tokens.access_token }).GET("/v1/me"))).toMatchObject({ email: "bob@example.com" });
 
     const again = await exchange({ code, code_verifier: verifier });
     expect(again.status).toBe(400);
@@ -129,8 +127,7 @@ describe("AUTH_BACKEND=jwt with an identity provider", () => {
 
     await signInWithProvider(page, sys.baseUrl, "carol@example.com");
     const token = await storedToken(page);
-    const me = await fetch(`${sys.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await me.json()).toMatchObject({ email: "carol@example.com" });
+    expect(await ok(sys.clientWith({ token: token! }).GET("/v1/me"))).toMatchObject({ email: "carol@example.com" });
     // The verifier and state were for that one round trip.
     expect(await page.evaluate(() => (globalThis as unknown as { sessionStorage: { length: number } }).sessionStorage.length)).toBe(0);
 

@@ -5,7 +5,9 @@
 import { join } from "node:path";
 import { decodeJwt, SignJWT } from "jose";
 import type { Browser, Page } from "playwright-core";
+import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onTranscript } from "./support/api";
 import { buildWebApp, launchChromium, SCREENSHOTS as SHOTS, signInThroughForm, watchedPage as watched } from "./support/browser";
 import { startSystem, TEST_SECRET, type TestSystem } from "./support/system";
 import { storedToken, TOKEN_KEY } from "./support/web-sign-in";
@@ -43,6 +45,7 @@ afterAll(async () => {
 
 describe("the web app served by the gateway", () => {
   it("answers the app at / and at deep links, and keeps the API's 404s as JSON", async () => {
+    // Raw: the app's HTML, its assets and an unknown route are not operations of the API.
     const root = await fetch(`${sys.baseUrl}/`);
     expect(root.status).toBe(200);
     expect(await root.text()).toContain('<div id="app">');
@@ -70,36 +73,16 @@ describe("the web app served by the gateway", () => {
   it("signs in, lists the user's transcript, finds it by search, opens it, edits its title and renames a speaker", async () => {
     const { page, problems } = await watchedPage();
     await signIn(page);
-    const token = await page.evaluate(() =>
-      (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("scribe.token"),
-    );
-    const created = await fetch(`${sys.baseUrl}/v1/transcripts`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Quarterly planning" }),
-    });
-    expect(created.status).toBe(200);
-    const { id } = (await created.json()) as { id: string };
-    const patched = await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, {
-      method: "PATCH",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ title: "Quarterly planning" }),
-    });
-    expect(patched.status).toBe(200);
-    const participant = await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Speaker A", speaker: 0 }),
-    });
-    expect(participant.status).toBe(200);
+    // The API as the signed-in app user, with the token the app stored.
+    const api = sys.clientWith({ token: (await storedToken(page))! });
+    const { id } = await ok(api.POST("/v1/transcripts", { body: { name: "Quarterly planning" } }));
+    await ok(api.PATCH("/v1/transcripts/{transcript_id}", { ...onTranscript(id), body: { title: "Quarterly planning" } }));
+    await ok(api.POST("/v1/transcripts/{transcript_id}/participants", { ...onTranscript(id), body: { name: "Speaker A", speaker: 0 } }));
 
     // The search index follows the transcript's events: wait until it has the title, then load the list.
     await expect
       .poll(
-        async () => {
-          const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=`, { headers: { authorization: `Bearer ${token}` } });
-          return ((await res.json()) as { results: { id: string; title: string | null }[] }).results.find((r) => r.id === id)?.title;
-        },
+        async () => (await ok(api.GET("/v1/transcripts/search", { params: { query: { q: "" } } }))).results.find((r) => r.id === id)?.title,
         { timeout: 30_000 },
       )
       .toBe("Quarterly planning");
@@ -123,22 +106,14 @@ describe("the web app served by the gateway", () => {
     // Editing the title saves it through the API.
     await page.getByLabel("Title").fill("Planning, renamed");
     await page.getByLabel("Title").press("Enter");
-    await expect
-      .poll(async () => {
-        const res = await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${token}` } });
-        return ((await res.json()) as { title: string }).title;
-      })
-      .toBe("Planning, renamed");
+    await expect.poll(async () => (await ok(api.GET("/v1/transcripts/{transcript_id}", onTranscript(id)))).title).toBe("Planning, renamed");
 
     // Renaming a speaker saves the participant's new name.
     await page.getByText("Speakers").click();
     await page.getByLabel("Speaker 0").fill("Alice");
     await page.getByLabel("Speaker 0").press("Enter");
     await expect
-      .poll(async () => {
-        const res = await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, { headers: { authorization: `Bearer ${token}` } });
-        return ((await res.json()) as { name: string }[]).map((p) => p.name);
-      })
+      .poll(async () => (await ok(api.GET("/v1/transcripts/{transcript_id}/participants", onTranscript(id)))).map((p) => p.name))
       .toEqual(["Alice"]);
     expect(problems).toEqual([]);
     await page.close();
@@ -147,21 +122,14 @@ describe("the web app served by the gateway", () => {
   it("pages through the list, and shows the trash with restore", async () => {
     const { page, problems } = await watchedPage();
     await signIn(page);
-    const token = await storedToken(page);
-    const api = (path: string, method = "GET", body?: unknown) =>
-      fetch(`${sys.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
+    const api = sys.clientWith({ token: (await storedToken(page))! });
     const ids: string[] = [];
-    for (let i = 1; i <= 21; i++) {
-      const created = await api("/v1/transcripts", "POST", { name: `Paged ${i}` });
-      ids.push(((await created.json()) as { id: string }).id);
-    }
-    const searchTotal = async (query: string) => ((await (await api(`/v1/transcripts/search?${query}`)).json()) as { total: number }).total;
-    await expect.poll(() => searchTotal("q="), { timeout: 30_000 }).toBeGreaterThan(21);
-    const total = await searchTotal("q=");
+    for (let i = 1; i <= 21; i++) ids.push((await ok(api.POST("/v1/transcripts", { body: { name: `Paged ${i}` } }))).id);
+    const searchTotal = async (includeDeleted = false) =>
+      (await ok(api.GET("/v1/transcripts/search", { params: { query: { q: "", ...(includeDeleted ? { include_deleted: true } : {}) } } })))
+        .total;
+    await expect.poll(() => searchTotal(), { timeout: 30_000 }).toBeGreaterThan(21);
+    const total = await searchTotal();
 
     await page.goto(`${sys.baseUrl}/transcripts`);
     const pages = page.getByRole("navigation", { name: "Pages" });
@@ -177,8 +145,8 @@ describe("the web app served by the gateway", () => {
 
     // Deleted through the API: in the trash only, and back in the list after Restore.
     const deleted = ids[0]!;
-    expect((await api(`/v1/transcripts/${deleted}`, "DELETE")).status).toBe(200);
-    await expect.poll(() => searchTotal("q=&include_deleted=true"), { timeout: 30_000 }).toBe(1);
+    await ok(api.DELETE("/v1/transcripts/{transcript_id}", onTranscript(deleted)));
+    await expect.poll(() => searchTotal(true), { timeout: 30_000 }).toBe(1);
     await page.getByRole("switch", { name: "Show trash" }).check();
     await page.getByRole("heading", { name: "Trash", level: 1 }).waitFor();
     const trashed = page.locator(`article[data-transcript-id="${deleted}"]`);
@@ -187,7 +155,7 @@ describe("the web app served by the gateway", () => {
     await page.screenshot({ path: join(SHOTS, "transcripts-trash.png"), fullPage: true });
     await trashed.getByRole("button", { name: "Restore" }).click();
     await page.getByText("No transcripts.").waitFor();
-    expect((await api(`/v1/transcripts/${deleted}`)).status).toBe(200);
+    await ok(api.GET("/v1/transcripts/{transcript_id}", onTranscript(deleted)));
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -11,11 +11,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ok } from "@scribe/client";
 import { transcriptKeys, type Word } from "@scribe/contracts";
 import { eventually } from "@scribe/kit/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
+import { onTranscript } from "./support/api";
 import { startSystem, type TestSystem } from "./support/system";
 import { topicRecord, TranscriptWriter } from "./support/transcripts";
 
@@ -37,9 +39,15 @@ let otherId: string;
 let mp3: Buffer;
 
 const mp3Path = (transcript: string) => `/v1/transcripts/${transcript}/audio/mp3`;
-async function mediaToken(user: string | null, transcript = id): Promise<Response> {
-  return sys.as(user)(`/v1/transcripts/${transcript}/audio/token`, { method: "POST" });
-}
+const mediaToken = (user: string | null, transcript = id) =>
+  sys.client(user).POST("/v1/transcripts/{transcript_id}/audio/token", onTranscript(transcript));
+/** The transcript's mp3 asked for with `?token=` and no other credential, as a player's address does. */
+const audioWithToken = (transcript: string, token: string) =>
+  sys.client(null).GET("/v1/transcripts/{transcript_id}/audio/mp3", {
+    params: { path: { transcript_id: transcript }, query: { token } },
+    parseAs: "arrayBuffer",
+  });
+/** Raw: an address the page's player or download link holds, requested as it is. */
 const anonymous = (path: string) => fetch(`${sys.baseUrl}${path}`);
 
 /**
@@ -95,9 +103,14 @@ async function transcriptWithAudio(words: Word[], waveform: number[] | null = WA
     await tw.appendEvent(t.id, "WAVEFORM", { waveform });
   }
   // The recordings service (which decides media access) learns of it from the same event.
-  await eventually(async () => (await sys.as("alice")(mp3Path(t.id))).status === 200, {
-    message: "the recordings service has the transcript",
-  });
+  await eventually(
+    async () =>
+      (await sys.client("alice").GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...onTranscript(t.id), parseAs: "arrayBuffer" }))
+        .response.status === 200,
+    {
+      message: "the recordings service has the transcript",
+    },
+  );
   return t.id;
 }
 
@@ -197,26 +210,24 @@ describe("the waveform", () => {
 
 describe("media tokens for the recording's address", () => {
   it("open this transcript's audio for the caller who asked, nothing else, and only until they expire", async () => {
-    const minted = await mediaToken("alice");
-    expect(minted.status).toBe(200);
-    const { token, expires_in } = (await minted.json()) as { token: string; expires_in: number };
+    const { token, expires_in } = await ok(mediaToken("alice"));
     expect(expires_in).toBe(TTL_SECONDS);
     expect(token).not.toBe(await sys.token("alice"));
 
-    const heard = await anonymous(`${mp3Path(id)}?token=${token}`);
-    expect(heard.status).toBe(200);
-    expect(Buffer.from(await heard.arrayBuffer()).equals(mp3)).toBe(true);
+    const heard = await ok(audioWithToken(id, token));
+    expect(Buffer.from(heard).equals(mp3)).toBe(true);
     // Another transcript's audio, even the same user's; the API itself (it is no session).
-    expect((await anonymous(`${mp3Path(otherId)}?token=${token}`)).status).toBe(401);
-    expect((await fetch(`${sys.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
-    expect((await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await audioWithToken(otherId, token)).response.status).toBe(401);
+    const asSession = sys.clientWith({ token });
+    expect((await asSession.GET("/v1/me")).response.status).toBe(401);
+    expect((await asSession.GET("/v1/transcripts/{transcript_id}", onTranscript(id))).response.status).toBe(401);
     // It carries the identity of who asked: someone who may not read the transcript hears nothing.
-    const bobs = ((await (await mediaToken("bob")).json()) as { token: string }).token;
-    expect((await anonymous(`${mp3Path(id)}?token=${bobs}`)).status).toBe(403);
+    const bobs = (await ok(mediaToken("bob"))).token;
+    expect((await audioWithToken(id, bobs)).response.status).toBe(403);
     // Only signed-in callers get one.
-    expect((await mediaToken(null)).status).toBe(401);
+    expect((await mediaToken(null)).response.status).toBe(401);
 
-    await eventually(async () => (await anonymous(`${mp3Path(id)}?token=${token}`)).status === 401, {
+    await eventually(async () => (await audioWithToken(id, token)).response.status === 401, {
       timeoutMs: (TTL_SECONDS + 30) * 1000,
       message: "the media token expires",
     });
@@ -266,7 +277,7 @@ describe("media tokens for the recording's address", () => {
 
     // The token the player holds expires; a jump to a late word makes the browser ask the server for
     // that part of the recording, which is refused, and the player carries on there with a fresh token.
-    await eventually(async () => (await fetch(first.href)).status === 401, {
+    await eventually(async () => (await anonymous(`${first.pathname}${first.search}`)).status === 401, {
       timeoutMs: (TTL_SECONDS + 30) * 1000,
       message: "the player's media token expires",
     });
