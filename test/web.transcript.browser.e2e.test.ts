@@ -8,7 +8,7 @@
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ok } from "@scribe/client";
+import { ok, type operations } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +35,7 @@ type Storage = { localStorage: { setItem(key: string, value: string): void } };
 type FocusCheck = { document: { activeElement: { matches(selector: string): boolean; getAttribute(name: string): string | null } | null } };
 const alice = () => sys.client("alice");
 const transcript = { params: { path: { transcript_id: "" } } };
+type TranscriptFormat = NonNullable<NonNullable<operations["v1_transcript_get"]["parameters"]["query"]>["transcript_format"]>;
 const wordsOf = async (): Promise<Word[]> => {
   const { data } = await alice().GET("/v1/transcripts/{transcript_id}/topics/with-words", transcript);
   return (data ?? []).flatMap((t) => t.words);
@@ -265,21 +266,23 @@ describe("the transcript page", () => {
       const d = await saved;
       return { file: await readFile((await d.path())!), name: d.suggestedFilename() };
     }
-    const asAlice = { headers: { authorization: `Bearer ${await sys.token("alice")}` } };
-    const fromApi = async (path: string) => Buffer.from(await (await fetch(`${sys.baseUrl}${path}`, asAlice)).arrayBuffer());
+    const bytesOf = async (pending: Promise<{ data?: ArrayBuffer; error?: unknown; response: Response }>) => Buffer.from(await ok(pending));
 
     const mp3 = await download("Audio (mp3)");
     expect(mp3.name).toMatch(/\.mp3$/);
-    expect(mp3.file.equals(await fromApi(`/v1/transcripts/${id}/audio/mp3`))).toBe(true);
+    expect(
+      mp3.file.equals(await bytesOf(alice().GET("/v1/transcripts/{transcript_id}/audio/mp3", { ...transcript, parseAs: "arrayBuffer" }))),
+    ).toBe(true);
 
     const zip = await download("Everything (zip)");
     expect(zip.name).toMatch(/\.zip$/);
     expect(zip.file.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
     // Made afresh per request (entry times differ), so compare what it holds: the same files of the same sizes.
     expect(zipEntries(zip.file).length).toBeGreaterThan(0);
-    expect(zipEntries(zip.file)).toEqual(zipEntries(await fromApi(`/v1/transcripts/${id}/download/zip`)));
+    const fromApi = await bytesOf(alice().GET("/v1/transcripts/{transcript_id}/download/zip", { ...transcript, parseAs: "arrayBuffer" }));
+    expect(zipEntries(zip.file)).toEqual(zipEntries(fromApi));
 
-    const formats: [string, string, string][] = [
+    const formats: [string, TranscriptFormat, string][] = [
       ["Text", "text", "txt"],
       ["Text with timestamps", "text-timestamped", "txt"],
       ["Subtitles (WebVTT)", "webvtt-named", "vtt"],
@@ -288,10 +291,10 @@ describe("the transcript page", () => {
     for (const [label, format, extension] of formats) {
       const saved = await download(label);
       expect(saved.name, label).toMatch(new RegExp(`\\.${extension}$`));
-      const { transcript } = JSON.parse((await fromApi(`/v1/transcripts/${id}?transcript_format=${format}`)).toString()) as {
-        transcript: unknown;
-      };
-      const expected = typeof transcript === "string" ? transcript : JSON.stringify(transcript, null, 2);
+      const read = await ok(
+        alice().GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format: format } } }),
+      );
+      const expected = typeof read.transcript === "string" ? read.transcript : JSON.stringify(read.transcript, null, 2);
       expect(saved.file.toString("utf8"), label).toBe(expected);
     }
     expect((await download("Subtitles (WebVTT)")).file.toString()).toMatch(/^WEBVTT/);

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { vocabularyShare } from "@scribe/ai";
 import { liveDictation, startIdp, synthesizeMeeting, twoSpeakerStandup, type IdpSimulator } from "@scribe/simulators";
 import type { Browser, Page } from "playwright-core";
+import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onTranscript } from "./support/api";
 import { buildWebApp, fakeMicrophoneFlags, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
 import { startSystem, type TestSystem } from "./support/system";
 import { signInWithProvider, storedToken } from "./support/web-sign-in";
@@ -107,9 +109,9 @@ describe("Upload", () => {
       await expect
         .poll(async () => vocabularyShare(meetingWords, (await main.textContent()) ?? ""), { timeout: 60_000 })
         .toBeGreaterThanOrEqual(0.5);
-      const token = await storedToken(page);
-      const asUser = { headers: { authorization: `Bearer ${token}` } };
-      const t = await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}`, asUser)).json();
+      // The API as the signed-in app user, with the token the app stored.
+      const api = sys.clientWith({ token: (await storedToken(page))! });
+      const t = await ok(api.GET("/v1/transcripts/{transcript_id}", onTranscript(id)));
       expect(t).toMatchObject({ status: "ended", name: "Launch stand-up", source_kind: "file" });
 
       // The rest of the journey: a click on a word plays the recording from there…
@@ -128,11 +130,7 @@ describe("Upload", () => {
       await page.getByLabel("Their speaker in the recording").selectOption("0");
       await page.getByRole("button", { name: "Add participant" }).click();
       await expect
-        .poll(async () =>
-          ((await (await fetch(`${sys.baseUrl}/v1/transcripts/${id}/participants`, asUser)).json()) as { name: string }[]).map(
-            (p) => p.name,
-          ),
-        )
+        .poll(async () => (await ok(api.GET("/v1/transcripts/{transcript_id}/participants", onTranscript(id)))).map((p) => p.name))
         .toContain("Alice");
       // …and a word that was spoken finds the transcript in the list, highlighted.
       const words = (await page.locator(".word").allTextContents()).map((w) => w.trim().replace(/[^\p{L}\p{N}]/gu, ""));
@@ -140,10 +138,7 @@ describe("Upload", () => {
       // The search index follows the transcript's events: it has the words once the API finds them there.
       await expect
         .poll(
-          async () => {
-            const res = await fetch(`${sys.baseUrl}/v1/transcripts/search?q=${encodeURIComponent(spoken)}`, asUser);
-            return ((await res.json()) as { results: { id: string }[] }).results.some((r) => r.id === id);
-          },
+          async () => (await ok(api.GET("/v1/transcripts/search", { params: { query: { q: spoken } } }))).results.some((r) => r.id === id),
           { timeout: 60_000 },
         )
         .toBe(true);
