@@ -11,12 +11,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { vocabularyShare } from "@scribe/ai";
+import { ok, type ScribeClient } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import { liveDictation, synthesizeMeeting } from "@scribe/simulators";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebApp, fakeMicrophoneFlags, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
-import { startSystem, type Client, type JsonResponse, type TestSystem } from "./support/system";
+import { startSystem, type TestSystem } from "./support/system";
 import { mustOpen, type OpenSocket, type WsMessage } from "./support/websocket";
 
 const RUN_MS = 240_000;
@@ -34,6 +35,7 @@ window.record = async (endpoint, token) => {
     if (pc.iceGatheringState === "complete") return done();
     pc.addEventListener("icegatheringstatechange", () => pc.iceGatheringState === "complete" && done());
   });
+  // Raw: this runs in the page, as a browser app without the typed client would post its offer.
   const res = await fetch(endpoint, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer " + token },
@@ -48,7 +50,7 @@ window.record = async (endpoint, token) => {
 </script>`;
 
 let sys: TestSystem;
-let alice: Client;
+let alice: ScribeClient;
 let token: string;
 let storageRoot: string;
 let pageServer: Server;
@@ -64,7 +66,7 @@ beforeAll(async () => {
     services: ["rooms", "recordings", "projection", "transcription", "gateway"],
     env: { STORAGE_LOCAL_ROOT: storageRoot, LIVE_RECOVERY_INTERVAL_MS: "0" },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   token = await sys.token("alice");
   const fixture = await synthesizeMeeting(liveDictation);
   said = fixture.truth.words.join(" ");
@@ -80,10 +82,9 @@ afterAll(async () => {
   await rm(storageRoot, { recursive: true, force: true });
 });
 
-async function ok(res: JsonResponse) {
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
-}
+/** The transcript as plain text, as alice reads it. */
+const readText = (id: string) =>
+  ok(alice.GET("/v1/transcripts/{transcript_id}", { params: { path: { transcript_id: id }, query: { transcript_format: "text" } } }));
 const status = (value: string) => (m: WsMessage) => m.event === "STATUS" && m.data.value === value;
 const lines = (ms: WsMessage[]) => ms.filter((m) => m.event === "TRANSCRIPT").map((m) => m.data.text as string);
 
@@ -94,7 +95,7 @@ describe("a live recording from headless Chromium", () => {
 
   beforeAll(
     async () => {
-      id = (await ok(await alice("/v1/transcripts", { method: "POST", body: JSON.stringify({ name: "Browser recording" }) }))).id;
+      id = (await ok(alice.POST("/v1/transcripts", { body: { name: "Browser recording" } }))).id;
       socket = await mustOpen(sys.baseUrl, `/v1/transcripts/${id}/events`, ["bearer", token]);
       const page = await browser.newPage();
       await page.goto(pageUrl);
@@ -121,9 +122,9 @@ describe("a live recording from headless Chromium", () => {
   });
 
   it("ends the transcript after STOP, with what was said", async () => {
-    const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+    const t = await readText(id);
     expect(t.status).toBe("ended");
-    expect(vocabularyShare(said, t.transcript as string), t.transcript).toBeGreaterThanOrEqual(0.5);
+    expect(vocabularyShare(said, t.transcript as string), t.transcript as string).toBeGreaterThanOrEqual(0.5);
   });
 });
 
@@ -153,7 +154,7 @@ describe("the app's Record page with a fake microphone", () => {
       await page.waitForURL(/\/transcripts\/[0-9a-f-]{36}$/, { timeout: RUN_MS });
       await page.locator(".word").first().waitFor();
       const id = new URL(page.url()).pathname.split("/").pop()!;
-      const t = await ok(await alice(`/v1/transcripts/${id}?transcript_format=text`));
+      const t = await readText(id);
       expect([t.status, t.name, t.source_kind]).toEqual(["ended", "Recorded in the app", "live"]);
       const shown = (await page.locator(".word").allTextContents()).join(" ");
       expect(vocabularyShare(shown, said), shown).toBeGreaterThanOrEqual(0.5);

@@ -17,12 +17,14 @@ import {
 import { recordingsCommand } from "@scribe/cli";
 import { StorageConfig, connectBus, loadConfig, openStorage, readSmallObject, rpcCall, type Bus, type ObjectStorage } from "@scribe/kit";
 import { eventually, TEST_NATS_URL, startTestS3, type TestS3 } from "@scribe/kit/testing";
+import type { ScribeClient } from "@scribe/client";
 import type { Authenticator } from "@scribe/gateway";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerCaughtUp, multipart, publish, readZip, speechMp3, transcriptState } from "./media";
 import { TEST_SECRET, startSystem, streamEvents, type Client, type TestSystem } from "./system";
+import { answer, onTranscript } from "./api";
 
 const TRANSCRIPTS = "scribe-transcripts";
 const DAILY = "daily-recordings";
@@ -39,6 +41,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
   let alice: Client;
   let bob: Client;
   let anon: Client;
+  /** The same callers through the typed client; the raw ones above are for headers, HEAD, Range and hand-built multipart. */
+  const api: Record<"alice" | "bob" | "anon", ScribeClient> = {} as never;
+  const status = async (pending: Promise<{ response: Response }>) => (await pending).response.status;
   const bucket = (name: string): ObjectStorage => openStorage(storageConfig, name);
 
   beforeAll(async () => {
@@ -61,6 +66,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
     alice = sys.as("alice");
     bob = sys.as("bob");
     anon = sys.as(null);
+    api.alice = sys.client("alice");
+    api.bob = sys.client("bob");
+    api.anon = sys.client(null);
   });
   afterAll(async () => {
     await db?.end();
@@ -125,6 +133,12 @@ export function mediaSuite(driver: "local" | "s3"): void {
     let publicT: TranscriptState;
     let semiT: TranscriptState;
     const mp3 = (t: { id: string }) => `/v1/transcripts/${t.id}/audio/mp3`;
+    /** The transcript's mp3 through the typed client (with `?token=` when given), as bytes. */
+    const audio = (as: ScribeClient, t: { id: string }, token?: string) =>
+      as.GET("/v1/transcripts/{transcript_id}/audio/mp3", {
+        params: { path: { transcript_id: t.id }, query: token === undefined ? {} : { token } },
+        parseAs: "arrayBuffer",
+      });
 
     beforeAll(async () => {
       [anonymousT, privateT, publicT, semiT] = await Promise.all([
@@ -137,6 +151,7 @@ export function mediaSuite(driver: "local" | "s3"): void {
     });
 
     it("serves the whole file with the reference's headers", async () => {
+      // Raw here and for HEAD and Range below: the headers and bytes on the wire are what these check.
       const res = await anon(mp3(anonymousT));
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("audio/mpeg");
@@ -189,91 +204,85 @@ export function mediaSuite(driver: "local" | "s3"): void {
     );
 
     it("serves anonymous transcripts to everyone and owned ones only to callers with an identity", async () => {
-      expect((await bob(mp3(anonymousT))).status).toBe(200);
-      const res = await anon(mp3(publicT));
-      expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ detail: "Authentication required" });
-      expect((await anon(mp3(privateT))).status).toBe(401);
-      expect((await alice(mp3(privateT))).status).toBe(200);
-      const denied = await bob(mp3(privateT));
-      expect(denied.status).toBe(403);
-      expect(await denied.json()).toEqual({ detail: "Transcript access denied" });
-      expect((await bob(mp3(semiT))).status).toBe(200);
-      expect((await bob(mp3(publicT))).status).toBe(200);
-      const missing = await anon(`/v1/transcripts/${randomUUID()}/audio/mp3`);
-      expect(missing.status).toBe(404);
-      expect(await missing.json()).toEqual({ detail: "Transcript not found" });
+      expect(await status(audio(api.bob, anonymousT))).toBe(200);
+      expect(await answer(audio(api.anon, publicT))).toEqual({ status: 401, body: { detail: "Authentication required" } });
+      expect(await status(audio(api.anon, privateT))).toBe(401);
+      expect(await status(audio(api.alice, privateT))).toBe(200);
+      expect(await answer(audio(api.bob, privateT))).toEqual({ status: 403, body: { detail: "Transcript access denied" } });
+      expect(await status(audio(api.bob, semiT))).toBe(200);
+      expect(await status(audio(api.bob, publicT))).toBe(200);
+      expect(await answer(audio(api.anon, { id: randomUUID() }))).toEqual({ status: 404, body: { detail: "Transcript not found" } });
     });
 
     it("takes the identity from ?token= when no header carries one", async () => {
-      const url = (token: string) => `${mp3(privateT)}?token=${encodeURIComponent(token)}`;
-      const ok = await anon(url(await sys.token("alice")));
-      expect(ok.status).toBe(200);
-      expect(Buffer.compare(await bytesOf(ok), AUDIO)).toBe(0);
-      expect((await anon(url(await sys.token("bob")))).status).toBe(403);
+      const heard = await audio(api.anon, privateT, await sys.token("alice"));
+      expect(heard.response.status).toBe(200);
+      expect(Buffer.compare(Buffer.from(heard.data!), AUDIO)).toBe(0);
+      expect(await status(audio(api.anon, privateT, await sys.token("bob")))).toBe(403);
       const expired = await new SignJWT({ email: "alice@example.com" })
         .setProtectedHeader({ alg: "HS256" })
         .setSubject("alice")
         .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
         .sign(new TextEncoder().encode(TEST_SECRET));
       for (const bad of [expired, "garbage"]) {
-        const res = await anon(url(bad));
-        expect(res.status).toBe(401);
-        expect(res.headers.get("www-authenticate")).toBe("Bearer");
-        expect(await res.json()).toEqual({ detail: "Invalid or expired token" });
+        const { error, response } = await audio(api.anon, privateT, bad);
+        expect(response.status).toBe(401);
+        expect(response.headers.get("www-authenticate")).toBe("Bearer");
+        expect(error).toEqual({ detail: "Invalid or expired token" });
       }
       // A header identity wins over the token.
-      expect((await bob(url(await sys.token("alice")))).status).toBe(403);
+      expect(await status(audio(api.bob, privateT, await sys.token("alice")))).toBe(403);
     });
 
     it("opens one transcript's audio with a media token, and nothing else", async () => {
       const auth = sys.process.services.find((s) => s.name === "gateway")!.exports.auth as Authenticator;
       const token = await auth.mintMediaToken({ userId: "alice", transcriptId: privateT.id });
-      const ok = await anon(`${mp3(privateT)}?token=${token}`);
-      expect(ok.status).toBe(200);
-      expect(Buffer.compare(await bytesOf(ok), AUDIO)).toBe(0);
+      const heard = await audio(api.anon, privateT, token);
+      expect(heard.response.status).toBe(200);
+      expect(Buffer.compare(Buffer.from(heard.data!), AUDIO)).toBe(0);
       const other = await putTranscript({ user_id: "alice" });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(other.id), AUDIO);
-      expect((await anon(`${mp3(other)}?token=${token}`)).status).toBe(401);
-      expect((await anon(`/v1/transcripts/${privateT.id}/video/file?token=${token}`)).status).toBe(401);
+      expect(await status(audio(api.anon, other, token))).toBe(401);
+      const videoFile = api.anon.GET("/v1/transcripts/{transcript_id}/video/file", {
+        params: { path: { transcript_id: privateT.id }, query: { token } },
+        parseAs: "arrayBuffer",
+      });
+      expect(await status(videoFile)).toBe(401);
     });
 
     it("answers 404 when no audio is stored, and for soft-deleted transcripts", async () => {
       const empty = await putTranscript({ user_id: "alice" });
-      const res = await alice(mp3(empty));
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ detail: "Audio file not found" });
+      expect(await answer(audio(api.alice, empty))).toEqual({ status: 404, body: { detail: "Audio file not found" } });
       const t = await putTranscript({ user_id: "alice" });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(t.id), AUDIO);
       await putTranscript({ ...t, version: 2, deleted_at: new Date().toISOString() }, "transcript.updated");
-      expect(await (await alice(mp3(t))).json()).toEqual({ detail: "Transcript not found" });
+      expect((await audio(api.alice, t)).error).toEqual({ detail: "Transcript not found" });
     });
 
     it("answers 'Audio unavailable due to privacy settings' once the audio was deleted for consent", async () => {
       const flagged = await putTranscript({ user_id: "alice", audio_deleted: true });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(flagged.id), AUDIO);
-      const res = await alice(mp3(flagged));
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ detail: "Audio unavailable due to privacy settings" });
+      expect(await answer(audio(api.alice, flagged))).toEqual({
+        status: 404,
+        body: { detail: "Audio unavailable due to privacy settings" },
+      });
 
       const t = await putTranscript({ user_id: "alice" });
       await bucket(TRANSCRIPTS).put(transcriptKeys.mp3(t.id), AUDIO);
-      expect((await alice(mp3(t))).status).toBe(200);
+      expect(await status(audio(api.alice, t))).toBe(200);
       await internal(recordingsOps.deleteMedia, { transcript_id: t.id, parts: ["mixdown"], reason: "consent" });
       expect(await exists(TRANSCRIPTS, transcriptKeys.mp3(t.id))).toBe(false);
-      expect(await (await alice(mp3(t))).json()).toEqual({ detail: "Audio unavailable due to privacy settings" });
+      expect((await audio(api.alice, t)).error).toEqual({ detail: "Audio unavailable due to privacy settings" });
     });
 
     it("serves the waveform to signed-in readers only", async () => {
       await bucket(TRANSCRIPTS).put(transcriptKeys.waveform(privateT.id), JSON.stringify([0, 0.5, 1, 0.25]));
-      const res = await alice(`/v1/transcripts/${privateT.id}/audio/waveform`);
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ data: [0, 0.5, 1, 0.25] });
-      expect((await anon(`/v1/transcripts/${anonymousT.id}/audio/waveform`)).status).toBe(401);
-      expect((await bob(`/v1/transcripts/${privateT.id}/audio/waveform`)).status).toBe(403);
-      const none = await alice(`/v1/transcripts/${publicT.id}/audio/waveform`);
-      expect(none.status).toBe(404);
-      expect(await none.json()).toEqual({ detail: "Audio not found" });
+      const waveform = (as: ScribeClient, t: { id: string }) =>
+        as.GET("/v1/transcripts/{transcript_id}/audio/waveform", onTranscript(t.id));
+      expect(await answer(waveform(api.alice, privateT))).toEqual({ status: 200, body: { data: [0, 0.5, 1, 0.25] } });
+      expect(await status(waveform(api.anon, anonymousT))).toBe(401);
+      expect(await status(waveform(api.bob, privateT))).toBe(403);
+      expect(await answer(waveform(api.alice, publicT))).toEqual({ status: 404, body: { detail: "Audio not found" } });
     });
   });
 
@@ -372,10 +381,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
     it("gives a presigned URL of the meeting's composed video only when the room stores video", async () => {
       const meetingId = randomUUID();
       const t = await putTranscript({ user_id: "alice", meeting_id: meetingId, share_mode: "semi-private" });
-      const none = await alice(`/v1/transcripts/${t.id}/video/url`);
-      expect(none.status).toBe(404);
-      expect(await none.json()).toEqual({ detail: "No video available" });
-      expect((await alice(`/v1/transcripts/${(await putTranscript({ user_id: "alice" })).id}/video/url`)).status).toBe(404);
+      const videoUrl = (as: ScribeClient, id: string) => as.GET("/v1/transcripts/{transcript_id}/video/url", onTranscript(id));
+      expect(await answer(videoUrl(api.alice, t.id))).toEqual({ status: 404, body: { detail: "No video available" } });
+      expect((await videoUrl(api.alice, (await putTranscript({ user_id: "alice" })).id)).response.status).toBe(404);
 
       const key = `composed/${meetingId}.mp4`;
       await bucket(DAILY).put(key, "composed video bytes");
@@ -386,13 +394,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
         store_video: true,
         duration_seconds: 120.4,
       });
-      const res = await eventually(async () => {
-        const r = await alice(`/v1/transcripts/${t.id}/video/url`);
-        return r.status === 200 ? r : null;
-      });
-      const body = await res.json();
+      const body = await eventually(async () => (await videoUrl(api.alice, t.id)).data ?? null);
       expect(body).toMatchObject({ duration: 120, content_type: "video/mp4" });
-      // S3 answers the presigned URL itself; the local driver's URL is the gateway's own file route.
+      // S3 answers the presigned URL itself; the local driver's URL is the gateway's own file route (raw: a Range request).
       const video = driver === "s3" ? await fetch(body.url) : await bob(new URL(body.url).pathname, { headers: { range: "bytes=9-13" } });
       if (driver === "s3") {
         expect(video.status).toBe(200);
@@ -403,9 +407,9 @@ export function mediaSuite(driver: "local" | "s3"): void {
         expect(video.status).toBe(206);
         expect(await video.text()).toBe("video");
       }
-      expect((await anon(`/v1/transcripts/${t.id}/video/url`)).status).toBe(401);
+      expect((await videoUrl(api.anon, t.id)).response.status).toBe(401);
       const privateT = await putTranscript({ user_id: "alice", meeting_id: meetingId });
-      expect((await bob(`/v1/transcripts/${privateT.id}/video/url`)).status).toBe(403);
+      expect((await videoUrl(api.bob, privateT.id)).response.status).toBe(403);
 
       const dropped = randomUUID();
       const droppedT = await putTranscript({ user_id: "alice", meeting_id: dropped });
@@ -419,7 +423,7 @@ export function mediaSuite(driver: "local" | "s3"): void {
       await eventually(async () => !(await exists(DAILY, `composed/${dropped}.mp4`)), {
         message: "composed video without store_video deleted",
       });
-      expect((await alice(`/v1/transcripts/${droppedT.id}/video/url`)).status).toBe(404);
+      expect((await videoUrl(api.alice, droppedT.id)).response.status).toBe(404);
     });
   });
 
@@ -471,6 +475,7 @@ export function mediaSuite(driver: "local" | "s3"): void {
         async () => (await db`select 1 from recordings.recording where kind = 'composed_video' and meeting_id = ${meetingId}`).length === 1,
       );
 
+      // Raw: the reference's headers on the wire are checked too.
       const res = await alice(`/v1/transcripts/${t.id}/download/zip`);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/zip");
@@ -518,14 +523,14 @@ export function mediaSuite(driver: "local" | "s3"): void {
       // Files that went missing from storage, and audio deleted for consent, are left out.
       await bucket(DAILY).delete([tracks[0]!]);
       await internal(recordingsOps.deleteMedia, { transcript_id: t.id, parts: ["mixdown"], reason: "consent" });
-      const partial = await readZip(await bytesOf(await alice(`/v1/transcripts/${t.id}/download/zip`)));
+      const download = (as: ScribeClient, id: string) =>
+        as.GET("/v1/transcripts/{transcript_id}/download/zip", { ...onTranscript(id), parseAs: "arrayBuffer" });
+      const partial = await readZip(Buffer.from((await download(api.alice, t.id)).data!));
       expect([...partial.keys()].sort()).toEqual(["cloud_video.mp4", "metadata.json", "tracks/bob-cam-audio.webm"]);
 
-      expect((await anon(`/v1/transcripts/${t.id}/download/zip`)).status).toBe(401);
-      const notOwner = await bob(`/v1/transcripts/${t.id}/download/zip`);
-      expect(notOwner.status).toBe(403);
-      expect(await notOwner.json()).toEqual({ detail: "Not authorized" });
-      expect((await alice(`/v1/transcripts/${randomUUID()}/download/zip`)).status).toBe(404);
+      expect(await status(download(api.anon, t.id))).toBe(401);
+      expect(await answer(download(api.bob, t.id))).toEqual({ status: 403, body: { detail: "Not authorized" } });
+      expect(await status(download(api.alice, randomUUID()))).toBe(404);
     });
 
     it("delete_media removes every stored file of a recording, and nothing else", async () => {
