@@ -255,7 +255,9 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   const text = q.text;
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
-    let titled = true;
+    // A room's or the trash's few transcripts are read from their own index and ranked all at once:
+    // asking for the titled ones first would cost a second statement whenever they do not fill the page.
+    let titled = q.roomId === null && q.scope.kind !== "own_deleted";
     const rum = async (take: RumTake) => {
       const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titled));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
@@ -263,7 +265,7 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
     let take = { singleWord: 4 * (q.offset + q.limit) + 1, severalWords: bound + 1 };
     let read = await rum(take);
     if (!read.meta.single_word) return page(read.rows, read.meta.candidates);
-    if (read.meta.candidates < q.offset + q.limit) {
+    if (titled && read.meta.candidates < q.offset + q.limit) {
       titled = false;
       read = await rum(take);
     }
