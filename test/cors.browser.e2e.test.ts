@@ -34,6 +34,7 @@ describe("CORS", () => {
     await page.goto(pageOrigin);
     const seen = await page.evaluate(
       async ({ gateway, token }) => {
+        // Raw: runs in a page on another origin, as that page's own code would.
         const res = await fetch(`${gateway}/v1/rooms`, {
           method: "POST",
           headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

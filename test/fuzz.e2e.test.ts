@@ -11,6 +11,7 @@ const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 5000);
 const CONCURRENCY = 8;
 
 let sys: PlatformSystem;
+// Raw: the requests are malformed paths, queries and bodies the typed client would refuse to build.
 let alice: Client;
 let anon: Client;
 

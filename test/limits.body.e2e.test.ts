@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { eventually } from "@scribe/kit/testing";
-import { multipart, publish, transcriptState } from "./support/media";
+import { issuesOf } from "@scribe/client";
+import { multipart, publish, transcriptState, uploadChunk } from "./support/media";
 import { rawRequest } from "./support/raw-http";
 import { startSystem, type TestSystem } from "./support/system";
 
@@ -92,8 +93,8 @@ describe("body limits, enforced while the body streams in", () => {
     expect(out.status).toBe(413);
     expect(out.bodyBytesSent).toBeLessThan(JSON_LIMIT + SOCKET_SLACK);
 
-    const fits = JSON.stringify({ email: "nobody@example.com", password: "a".repeat(JSON_LIMIT / 2) });
-    expect((await sys.as(null)("/v1/auth/login", { method: "POST", body: fits })).status).toBe(401);
+    const fits = { email: "nobody@example.com", password: "a".repeat(JSON_LIMIT / 2) };
+    expect((await sys.client(null).POST("/v1/auth/login", { body: fits })).response.status).toBe(401);
   });
 
   it("gives an upload chunk the chunk limit, streamed or declared", async () => {
@@ -111,6 +112,7 @@ describe("body limits, enforced while the body streams in", () => {
     expect(streamed.status).toBe(413);
     expect(streamed.bodyBytesSent).toBeLessThan(CHUNK_LIMIT + SOCKET_SLACK);
 
+    // Raw: a body over the limit, its size declared up front.
     const { body, contentType } = multipart("chunk", "a.mp3", Buffer.alloc(CHUNK_LIMIT + 1));
     const declared = await sys.as("alice")(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=2`, {
       method: "POST",
@@ -126,28 +128,18 @@ describe("body limits, enforced while the body streams in", () => {
 describe("upload chunk count", () => {
   it("refuses total_chunks over the limit with a 422 naming it", async () => {
     const id = await aliceTranscript();
-    const { body, contentType } = multipart("chunk", "a.mp3", Buffer.alloc(100));
-    const res = await sys.as("alice")(`/v1/transcripts/${id}/record/upload?chunk_number=0&total_chunks=1000000000`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType },
-    });
-    expect(res.status).toBe(422);
-    const detail = (await res.json()).detail;
-    expect(detail[0].loc).toEqual(["query", "total_chunks"]);
+    const res = await uploadChunk(sys.client("alice"), id, { chunk_number: 0, total_chunks: 1_000_000_000 }, Buffer.alloc(100), "a.mp3");
+    expect(res.response.status).toBe(422);
+    expect(issuesOf(res.error)[0]?.loc).toEqual(["query", "total_chunks"]);
     expect(await db`select 1 from recordings.upload_chunk where transcript_id = ${id}`).toEqual([]);
   });
 
   it("names a bounded list of missing chunks when the last arrives early", async () => {
     const id = await aliceTranscript();
-    const { body, contentType } = multipart("chunk", "a.mp3", Buffer.alloc(100));
-    const res = await sys.as("alice")(`/v1/transcripts/${id}/record/upload?chunk_number=${MAX_CHUNKS - 1}&total_chunks=${MAX_CHUNKS}`, {
-      method: "POST",
-      body,
-      headers: { "content-type": contentType },
-    });
-    expect(res.status).toBe(400);
-    const detail: string = (await res.json()).detail;
+    const query = { chunk_number: MAX_CHUNKS - 1, total_chunks: MAX_CHUNKS };
+    const res = await uploadChunk(sys.client("alice"), id, query, Buffer.alloc(100), "a.mp3");
+    expect(res.response.status).toBe(400);
+    const detail = String(res.error?.detail);
     expect(detail).toMatch(/^Upload incomplete: chunk\(s\) 0, 1, 2, .*, … missing$/);
     expect(detail.split(",").length).toBeLessThanOrEqual(21);
   });

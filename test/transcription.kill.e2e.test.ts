@@ -4,6 +4,7 @@
 // expires — and ends with one completed transcript, exactly one transcript.completed event and one
 // webhook delivery to the room's receiver.
 import type { ChildProcess } from "node:child_process";
+import { ok, type ScribeClient } from "@scribe/client";
 import { connectDb, type Sql } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,8 @@ import { consumerCaughtUp } from "./support/media";
 import { deliveriesOf, notifierCaughtUp, notifierDb } from "./support/notifier";
 import { startPlatformSystem, type PlatformSystem } from "./support/platforms";
 import { recordMeeting, transcriptOfRoom, untilSettled } from "./support/recorded-meeting";
-import { streamEvents, type Client } from "./support/system";
+import { onRoom, onTranscript } from "./support/api";
+import { streamEvents } from "./support/system";
 import { WebhookReceiver } from "./support/webhook-receiver";
 import { killServiceProcess, startServiceProcess } from "./support/service-process";
 
@@ -20,7 +22,7 @@ import { killServiceProcess, startServiceProcess } from "./support/service-proce
 const RESUME_MS = 420_000;
 
 let sys: PlatformSystem;
-let alice: Client;
+let alice: ScribeClient;
 let sql: Sql;
 let notifier: Sql;
 let service: ChildProcess | null = null;
@@ -38,7 +40,7 @@ beforeAll(async () => {
     services: ["rooms", "meetings", "recordings", "projection", "notifier", "gateway"],
     env: { ALLOW_PRIVATE_URLS: "true" },
   });
-  alice = sys.as("alice");
+  alice = sys.client("alice");
   sql = connectDb(sys.db.url, { schema: "transcription", max: 2 });
   notifier = notifierDb(sys);
 }, 120_000);
@@ -71,9 +73,9 @@ describe("the transcription service killed during a multitrack run", () => {
         timeoutMs: 60_000,
         message: "the transcription service consuming recordings",
       });
-      const rec = await recordMeeting(sys, sys.client("alice"), "killed", fx, { webhook_url: receiver.url });
-      webhookSecret = (await (await alice(`/v1/rooms/${rec.roomId}`)).json()).webhook_secret;
-      const id = await transcriptOfRoom(sys.client("alice"), rec.roomId);
+      const rec = await recordMeeting(sys, alice, "killed", fx, { webhook_url: receiver.url });
+      webhookSecret = (await ok(alice.GET("/v1/rooms/{room_id}", onRoom(rec.roomId)))).webhook_secret;
+      const id = await transcriptOfRoom(alice, rec.roomId);
 
       // Kill once a per-track speech-to-text step is running.
       const runId = await eventually(async () => (await runsOf(id))[0]?.id, { timeoutMs: 60_000, message: "the run started" });
@@ -90,7 +92,7 @@ describe("the transcription service killed during a multitrack run", () => {
       expect(atKill.some((s) => s.step === "complete" && s.status === "succeeded")).toBe(false);
 
       service = startTranscription();
-      const t = await untilSettled(sys.client("alice"), id, RESUME_MS);
+      const t = await untilSettled(alice, id, RESUME_MS);
       expect(t.status, JSON.stringify(t)).toBe("ended");
 
       // One run, succeeded, every step done; the interrupted steps ran again.
@@ -114,7 +116,7 @@ describe("the transcription service killed during a multitrack run", () => {
       );
       expect(completed.map((e) => e.data.run_id)).toEqual([runId]);
       expect((t.participants as { name: string }[]).map((p) => p.name)).toEqual(fx.truth.tracks.map((x) => x.name));
-      const topics = (await (await alice(`/v1/transcripts/${id}/topics/with-words`)).json()) as { words: unknown[] }[];
+      const topics = await ok(alice.GET("/v1/transcripts/{transcript_id}/topics/with-words", onTranscript(id)));
       expect(topics.flatMap((x) => x.words).length).toBeGreaterThan(fx.truth.words.length * 0.6);
 
       // The room's webhook: one delivery for the transcript, received once with a valid signature.

@@ -103,15 +103,27 @@ export function multipart(
  * it; any other answer is returned.
  */
 export function uploadWhole(api: ScribeClient, transcriptId: string, bytes: Buffer, filename: string, type = "audio/mpeg") {
+  return eventually(async () => {
+    const res = await uploadChunk(api, transcriptId, { chunk_number: 0, total_chunks: 1 }, bytes, filename, type);
+    return res.response.status === 404 ? null : res;
+  });
+}
+
+/** One upload chunk through the typed client, as a FormData body (the CLI's way). */
+export function uploadChunk(
+  api: ScribeClient,
+  transcriptId: string,
+  query: { chunk_number: number; total_chunks: number },
+  bytes: Buffer,
+  filename: string,
+  type = "audio/mpeg",
+) {
   const form = new FormData();
   form.append("chunk", new Blob([bytes], { type }), filename);
-  return eventually(async () => {
-    const res = await api.POST("/v1/transcripts/{transcript_id}/record/upload", {
-      params: { path: { transcript_id: transcriptId }, query: { chunk_number: 0, total_chunks: 1 } },
-      // The schema types the file field as a string (OpenAPI's binary); the body is the form itself.
-      body: form as unknown as { chunk: string },
-      bodySerializer: (body) => body as unknown as FormData,
-    });
-    return res.response.status === 404 ? null : res;
+  return api.POST("/v1/transcripts/{transcript_id}/record/upload", {
+    params: { path: { transcript_id: transcriptId }, query },
+    // The schema types the file field as a string (OpenAPI's binary); the body is the form itself.
+    body: form as unknown as { chunk: string },
+    bodySerializer: (body) => body as unknown as FormData,
   });
 }

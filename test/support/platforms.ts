@@ -68,8 +68,6 @@ export async function startPlatformSystem(opts: {
   };
 }
 
-export const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.stringify(body) });
-
 /** Create (or reuse) a meeting in the room called `room`. */
 export const createMeeting = (api: ScribeClient, room: string, body: Schemas["CreateRoomMeeting"] = {}) =>
   ok(api.POST("/v1/rooms/{room_name}/meeting", { params: { path: { room_name: room } }, body }));
