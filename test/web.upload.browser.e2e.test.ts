@@ -3,7 +3,7 @@
 // the page shows its processing status as it changes and opens the finished transcript with the
 // spoken words, where a click on a word plays it, a speaker is named and a spoken word finds it in
 // the list (issue 17's journey); a file without audio is refused with the API's message.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { vocabularyShare } from "@scribe/ai";
@@ -13,6 +13,7 @@ import { ok } from "@scribe/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onTranscript } from "./support/api";
 import { buildWebApp, fakeMicrophoneFlags, launchChromium, SCREENSHOTS, watchedPage } from "./support/browser";
+import { uploadWhole } from "./support/media";
 import { startSystem, type TestSystem } from "./support/system";
 import { signInWithProvider, storedToken } from "./support/web-sign-in";
 
@@ -58,11 +59,11 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 /**
  * What the page shows as it changes, recorded in the page itself (the app navigates without reloads,
- * so the record survives): "uploading" while the upload progress bar is there, then every status
- * the badge shows, in order.
+ * so the record survives; a reload loses it): "uploading" while the upload progress bar is there,
+ * then every status the badge (`badge`) shows, in order.
  */
-async function recordStatuses(page: Page): Promise<void> {
-  await page.evaluate(() => {
+async function recordStatuses(page: Page, badge = "[data-status]"): Promise<void> {
+  await page.evaluate((badge) => {
     const g = globalThis as unknown as {
       seenStatuses: string[];
       document: { querySelector(s: string): { getAttribute(a: string): string | null } | null; body: unknown };
@@ -72,12 +73,12 @@ async function recordStatuses(page: Page): Promise<void> {
     const note = () => {
       const value = g.document.querySelector("progress[aria-label='Upload progress']")
         ? "uploading"
-        : g.document.querySelector("[data-status]")?.getAttribute("data-status");
+        : g.document.querySelector(badge)?.getAttribute("data-status");
       if (value && g.seenStatuses[g.seenStatuses.length - 1] !== value) g.seenStatuses.push(value);
     };
     new g.MutationObserver(note).observe(g.document.body, { subtree: true, childList: true, attributes: true });
     note();
-  });
+  }, badge);
 }
 const seenStatuses = (page: Page) => page.evaluate(() => (globalThis as unknown as { seenStatuses: string[] }).seenStatuses);
 
@@ -149,6 +150,34 @@ describe("Upload", () => {
       await found.waitFor({ timeout: 60_000 });
       expect((await found.locator("mark").first().textContent())?.toLowerCase()).toBe(spoken.toLowerCase());
       await screenshots(page, "journey-search");
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    PROCESSING_MS + 120_000,
+  );
+
+  it(
+    "the list shows a processing transcript's status as the pipeline moves it on, without a reload",
+    async () => {
+      const { page, problems } = await watchedPage(browser);
+      await signInWithProvider(page, sys.baseUrl);
+      const user = sys.clientWith({ token: (await storedToken(page))! });
+      const { id } = await ok(user.POST("/v1/transcripts", { body: { name: "Live in the list" } }));
+      const item = page.locator(`article[data-transcript-id="${id}"]`);
+      // The list reads the search index, which learns of the new transcript from its events.
+      await expect.poll(async () => (await page.reload(), await item.count()), { timeout: 60_000 }).toBe(1);
+      expect(await item.locator("[data-status]").getAttribute("data-status")).toBe("idle");
+      // Every status the item's badge shows from now on, recorded in the page (a reload would lose the record).
+      await recordStatuses(page, `article[data-transcript-id="${id}"] [data-status]`);
+      await ok(uploadWhole(user, id, await readFile(meetingWav), "meeting.wav", "audio/wav"));
+      await item.locator("[data-status='ended']").waitFor({ timeout: PROCESSING_MS });
+      const seen = await seenStatuses(page);
+      // Still the page the record was started on; it went from idle through processing to ended.
+      expect(seen, "the page was reloaded (its record is gone)").toBeDefined();
+      expect(seen[0]).toBe("idle");
+      expect(seen).toContain("processing");
+      expect(seen.at(-1)).toBe("ended");
+      await screenshots(page, "transcripts-live-status");
       expect(problems).toEqual([]);
       await page.close();
     },
