@@ -17,7 +17,13 @@
 // replays on connect as it would in production.
 //
 // A page load that does not get there within LOAD_TIMEOUT_MS fails the bench with what it was
-// waiting for, instead of waiting forever.
+// waiting for, instead of waiting forever. The series are measured in rounds (one load of each per
+// round), so a change in the shared machine's load hits each alike.
+//
+// Before/after in one run: BENCH_WEB_BASELINE_DIST=<another build's services/web/dist> (e.g. a worktree
+// of main after `pnpm --filter @scribe/web build`) adds two series of the 60-minute page, that build
+// and this one, both served to the browser from their directory the same way (the API still from the
+// gateway), and reports this one against that.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +31,7 @@ import { join } from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { transcriptKeys } from "@scribe/contracts";
 import { WAVEFORM_SEGMENTS } from "@scribe/media";
-import { buildWebApp, launchChromium } from "../test/support/browser";
+import { buildWebApp, launchChromium, type BrowserContext } from "../test/support/browser";
 import { startSystem } from "../test/support/system";
 import { meetingWords, topicRecord, TranscriptWriter } from "../test/support/transcripts";
 import { formatNumber, report } from "./report";
@@ -36,6 +42,7 @@ const BUDGET_KB = 200;
 const BUDGET_MS = 1000;
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? 5);
 const LOAD_TIMEOUT_MS = 30_000;
+const BASELINE_DIST = process.env.BENCH_WEB_BASELINE_DIST;
 const SUMMARY = "We agreed to ship the payment work first and to look at the mobile release again next quarter.";
 
 /** The entry script and its static imports, as the built index.html references them. */
@@ -162,8 +169,20 @@ export default async function webBench(): Promise<void> {
       interactive: number;
       requests: { path: string; start: number; end: number }[];
     }
-    async function pageLoad(id: string): Promise<Load> {
+    /** Serves the app's page and assets from the build in `dist` (the API and its sockets still reach the gateway). */
+    async function serveBuild(context: BrowserContext, dist: string): Promise<void> {
+      await context.route(
+        (url) => url.origin === sys.baseUrl && !url.pathname.startsWith("/v1/"),
+        (route) => {
+          const { pathname } = new URL(route.request().url());
+          return route.fulfill({ path: join(dist, pathname.startsWith("/assets/") ? pathname : "index.html") });
+        },
+      );
+    }
+    /** `dist`: the build to load the page from (else the gateway's). */
+    async function pageLoad(id: string, dist?: string): Promise<Load> {
       const context = await browser.newContext();
+      if (dist) await serveBuild(context, dist);
       await context.addInitScript(
         (t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("scribe.token", t),
         token,
@@ -180,18 +199,25 @@ export default async function webBench(): Promise<void> {
       return load;
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    async function measure(id: string): Promise<Load> {
-      await pageLoad(id); // warm the server's caches and the browser's compiler
-      const loads: Load[] = [];
-      for (let i = 0; i < RUNS; i++) loads.push(await pageLoad(id));
+    /** The load with the median time to interactive, with the median time the words appeared. */
+    const medianLoad = (loads: Load[]): Load => {
       const interactive = median(loads.map((l) => l.interactive));
       return { ...loads.find((l) => l.interactive === interactive)!, content: median(loads.map((l) => l.content)) };
-    }
+    };
 
     const short = await transcriptOf(1);
     const long = await transcriptOf(60);
-    const shortLoad = await measure(short);
-    const longLoad = await measure(long);
+    const series: Record<string, () => Promise<Load>> = {
+      short: () => pageLoad(short),
+      long: () => pageLoad(long),
+      ...(BASELINE_DIST ? { baseline: () => pageLoad(long, BASELINE_DIST), current: () => pageLoad(long, DIST) } : {}),
+    };
+    const loads = new Map(Object.keys(series).map((name) => [name, [] as Load[]]));
+    for (const load of Object.values(series)) await load(); // warm the server's caches and the browser's compiler
+    for (let round = 0; round < RUNS; round++) for (const [name, load] of Object.entries(series)) loads.get(name)!.push(await load());
+    const shortLoad = medianLoad(loads.get("short")!);
+    const longLoad = medianLoad(loads.get("long")!);
+
     console.log(`(${meetingWords(60).flat().length} words in the 60-minute transcript; median of ${RUNS} page loads each)`);
     console.log(
       `where the median 60-minute load went (ms from navigation start): ${longLoad.requests
@@ -210,6 +236,20 @@ export default async function webBench(): Promise<void> {
       { name: "60-minute transcript page interactive", value: longLoad.interactive, unit: "ms" },
       { name: "goal", label: `the ${BUDGET_MS} ms goal`, value: BUDGET_MS, unit: "ms" },
     );
+    if (BASELINE_DIST) {
+      const baseline = medianLoad(loads.get("baseline")!);
+      const current = medianLoad(loads.get("current")!);
+      const label = `the baseline build ${BASELINE_DIST}`;
+      console.log("(both builds served from their directory; their page loads interleaved)");
+      report(
+        { name: "this build: 60-minute transcript page, words shown", value: current.content, unit: "ms" },
+        { name: "baseline", label, value: baseline.content, unit: "ms" },
+      );
+      report(
+        { name: "this build: 60-minute transcript page interactive", value: current.interactive, unit: "ms" },
+        { name: "baseline", label, value: baseline.interactive, unit: "ms" },
+      );
+    }
   } finally {
     await browser.close();
     await tw.close();

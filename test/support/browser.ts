@@ -5,6 +5,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
+export type { BrowserContext };
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
 /** Screenshots of each page, kept as test artefacts. */
