@@ -12,6 +12,7 @@ import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startServic
 import { TEST_ADMIN_URL, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { searchService } from "@scribe/search";
 import { SEARCH_DB_SETTINGS, availableSearchIndex, searchStatement, searchTranscripts, type SearchQuery } from "@scribe/search/testing";
+import { loadavg } from "node:os";
 import postgres from "postgres";
 import { percentile, report, time } from "./report";
 
@@ -275,6 +276,7 @@ export default async function bench(): Promise<void> {
     console.log(
       `  index: ${index}; exact ranking and count up to ${exactUpTo} matches; same top 20 in the same order as exact ranking: ${sameOrder}/${cases.length} queries; mean top-20 overlap ${((overlaps.reduce((a, b) => a + b, 0) / overlaps.length) * 100).toFixed(0)} % (goal: 100 %)`,
     );
+    const loadAtStart = loadavg()[0]!;
     const runs = { exact, service: viaService, "service SQL": serviceSql, gin: ginFallback };
     type Run = keyof typeof runs;
     const ms = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as number[]])) as Record<Run, number[]>;
@@ -325,6 +327,8 @@ export default async function bench(): Promise<void> {
         `  ${c.name.padEnd(22)} ${cell(r.exact).padStart(15)} | ${cell(r.service).padStart(13)} | ${cell(r["service SQL"]).padStart(13)} | ${cell(r.gin).padStart(13)}  (service p95 ${ratio.toFixed(2)}x exact)`,
       );
     }
+    // The machine is shared: the numbers mean little without how busy it was.
+    console.log(`  load average (1 min): ${loadAtStart.toFixed(2)} when timing began, ${loadavg()[0]!.toFixed(2)} at its end`);
     console.log(`  goal: service p95 <= ${N >= 1_000_000 ? 150 : 50} ms with the exact top 20`);
   } finally {
     await service?.stop();
