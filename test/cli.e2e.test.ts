@@ -20,6 +20,8 @@ import {
 } from "@scribe/cli";
 import { normaliseWords, synthesizeMeeting, twoSpeakerStandup } from "@scribe/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScribeClient, ok } from "@scribe/client";
+import { onTranscript } from "./support/api";
 import { startSystem, type TestSystem } from "./support/system";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -49,10 +51,8 @@ async function collect(gen: AsyncGenerator<TailedEvent>): Promise<TailedEvent[]>
 beforeAll(async () => {
   sys = await startSystem({ label: "cli", services: ["rooms", "gateway"] });
   bus = await connectBus({ url: TEST_NATS_URL, prefix: sys.prefix, name: "cli-test" });
-  const alice = sys.as("alice");
-  for (const name of ["cli-a", "cli-b", "cli-c"]) {
-    expect((await alice("/v1/rooms", { method: "POST", body: JSON.stringify({ name }) })).status).toBe(200);
-  }
+  const alice = sys.client("alice");
+  for (const name of ["cli-a", "cli-b", "cli-c"]) await ok(alice.POST("/v1/rooms", { body: { name } }));
   await eventually(async () => (await collect(tailStream(bus, { stream: "ROOMS" }))).length === 3);
 });
 afterAll(async () => {
@@ -177,11 +177,8 @@ describe("scribe CLI", { timeout: 300_000 }, () => {
         message: `the gateway of scribe up; got:\n${out}`,
       });
       expect(out).toMatch(/"service":"rooms".*"msg":"service started"/);
-      const res = await fetch(`${api}/v1/rooms`, { headers: { authorization: `Bearer ${await sys.token("alice")}` } });
-      expect(res.status).toBe(200);
-      expect(((await res.json()) as { items: { name: string }[] }).items.map((r: { name: string }) => r.name)).toEqual(
-        expect.arrayContaining(["cli-a", "cli-b", "cli-c"]),
-      );
+      const rooms = await ok(createScribeClient({ baseUrl: api, token: () => sys.token("alice") }).GET("/v1/rooms"));
+      expect(rooms.items.map((r) => r.name)).toEqual(expect.arrayContaining(["cli-a", "cli-b", "cli-c"]));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
     } finally {
@@ -387,7 +384,7 @@ describe("scribe transcribe", () => {
     expect(recognised.length / spoken.size).toBeGreaterThan(0.4);
 
     const id = /^transcript ([0-9a-f-]{36}) created$/m.exec(res.err)![1]!;
-    const t = (await (await media.as("alice")(`/v1/transcripts/${id}`)).json()) as { name: string; status: string };
+    const t = await ok(media.client("alice").GET("/v1/transcripts/{transcript_id}", onTranscript(id)));
     expect(t).toMatchObject({ name: "Stand-up", status: "ended" });
   }, 900_000);
 

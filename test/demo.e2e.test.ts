@@ -6,6 +6,7 @@
 import { vocabularyShare } from "@scribe/ai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createScribeClient, ok } from "@scribe/client";
 import { eventually } from "@scribe/kit/testing";
 import {
   SERVICES,
@@ -50,7 +51,8 @@ afterAll(async () => {
 describe("scribe dev", () => {
   it("runs every service with the simulators wired in, answers /health, and lets the dev admin sign in", async () => {
     expect(stack.process.services.map((s) => s.name)).toEqual(SERVICES.map((s) => s.name));
-    expect((await fetch(`${stack.apiUrl}/health`)).status).toBe(200);
+    const api = createScribeClient({ baseUrl: stack.apiUrl });
+    await ok(api.GET("/health"));
     expect(stack.env).toMatchObject({
       AUTH_BACKEND: "password",
       DAILY_API_URL: stack.daily.url,
@@ -69,13 +71,8 @@ describe("scribe dev", () => {
     ])
       expect(banner).toContain(part);
 
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "admin@example.com", password: "scribe-dev" }),
-    });
-    expect(login.status).toBe(200);
-    expect(await login.json()).toMatchObject({ token_type: "bearer", access_token: expect.any(String) });
+    const login = await ok(api.POST("/v1/auth/login", { body: { email: "admin@example.com", password: "scribe-dev" } }));
+    expect(login).toMatchObject({ token_type: "bearer", access_token: expect.any(String) });
   });
 
   it("runs from the command line (as deploy/dev-up.sh does), prints what runs where, and stops on SIGTERM", async () => {
@@ -98,7 +95,7 @@ describe("scribe dev", () => {
       expect(out).toContain("sign in      admin@example.com / scribe-dev");
       expect(out).toMatch(/Daily sim\s+http:\/\/127\.0\.0\.1:\d+\/v1\s+control API http:\/\/127\.0\.0\.1:\d+\/_control/);
       expect(out).toContain("services     rooms, gateway");
-      expect((await fetch(`${api}/health`)).status).toBe(200);
+      await ok(createScribeClient({ baseUrl: api }).GET("/health"));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       child = null;
@@ -177,9 +174,7 @@ describe("scribe demo, step by step", () => {
       const lines: string[] = [];
       const session = await signIn(options(lines, { roomName: "read-side" }));
       const m = await createMeeting(session);
-      const me = (await (await fetch(`${stack.apiUrl}/v1/me`, { headers: { authorization: `Bearer ${session.token}` } })).json()) as {
-        sub: string;
-      };
+      const me = (await ok(createScribeClient({ baseUrl: stack.apiUrl, token: session.token }).GET("/v1/me")))!;
       const waiting = waitForTranscript(session, m);
       const t = await writer.create({ status: "processing", meeting_id: m.meeting.id, room_id: m.room.id, user_id: me.sub, duration: 0 });
       await eventually(() => lines.includes(`transcript ${t.id}: processing`), { message: "the processing status printed" });
