@@ -70,10 +70,10 @@ let whereby: WherebySimulator;
 let proxy: TcpProxy;
 let replicas: Replica[] = [];
 let bus: Bus;
+/** The transcription service's schema: the write side and its workflow tables. */
 let writes: Sql;
 let reads: Sql;
 let notifier: Sql;
-let workflow: Sql;
 let prefix: string;
 let api: ScribeClient;
 let passed = false;
@@ -121,7 +121,6 @@ beforeAll(async () => {
   api = createScribeClient({ baseUrl: proxy.url, token: () => passwordModeToken("alice") });
   bus = await connectBus({ url: cluster.url, prefix, name: "scale-out-test" });
   writes = connectDb(db.url, { schema: "transcription", max: 2 });
-  workflow = writes;
   reads = connectDb(db.url, { schema: "projection", max: 2 });
   notifier = connectDb(db.url, { schema: "notifier", max: 2 });
 }, READY_MS + 60_000);
@@ -191,7 +190,7 @@ const roomReachedMeetings = (name: string) =>
 
 /** The replica whose process runs a step of the speech-to-text queue now (worker ids are `<host>:<pid>:…`). */
 async function replicaRunningSpeechToText(): Promise<Replica | null> {
-  const rows = await workflow<{ worker: string }[]>`
+  const rows = await writes<{ worker: string }[]>`
     select s.worker from workflow_steps s join workflow_runs r on r.id = s.run_id
     where s.status = 'running' and s.step in ('transcribe', 'tracks') and s.worker is not null`;
   const pids = new Set(rows.map((r) => Number(r.worker.split(":")[1])));
@@ -253,7 +252,7 @@ describe("two replicas of every service on a three-node NATS cluster", () => {
         completions.set(id, (completions.get(id) ?? 0) + 1);
       }
       expect(Object.fromEntries(completions)).toEqual(Object.fromEntries(all.map((id) => [id, 1])));
-      const runs = await workflow<{ subject: string; status: string }[]>`select subject, status from workflow_runs order by subject`;
+      const runs = await writes<{ subject: string; status: string }[]>`select subject, status from workflow_runs order by subject`;
       expect(
         runs
           .filter((r) => r.status === "succeeded")
