@@ -1,6 +1,7 @@
 // Bus throughput: outbox relay vs raw pipelined JetStream publish, consumer apply vs raw consume.
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { makeEvent } from "@scribe/contracts";
+import { sampleRoomState } from "@scribe/contracts/testing";
 import {
   ConsumerRunner,
   KIT_MIGRATIONS,
@@ -18,36 +19,8 @@ import { report, time } from "./report";
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const log = createLogger("bench", "silent");
 
-function roomState(i: number) {
-  const now = new Date().toISOString();
-  return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    name: `room-${i}`,
-    user_id: "owner",
-    created_at: now,
-    updated_at: now,
-    version: 1,
-    zulip_auto_post: false,
-    zulip_stream: "",
-    zulip_topic: "",
-    is_locked: false,
-    room_mode: "normal",
-    recording_type: "cloud",
-    recording_trigger: "automatic-2nd-participant",
-    is_shared: false,
-    ics_url: null,
-    ics_fetch_interval: 300,
-    ics_enabled: false,
-    ics_last_sync: null,
-    ics_last_etag: null,
-    platform: "daily" as const,
-    skip_consent: false,
-    email_transcript_to: null,
-    store_video: false,
-    webhook_url: null,
-    webhook_secret: null,
-  };
-}
+/** Room `i`, with an id and a name of its own. */
+const roomState = (i: number) => sampleRoomState({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, name: `room-${i}` });
 
 export default async function bench(): Promise<void> {
   const db = await createTestDatabase("bench");

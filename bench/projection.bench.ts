@@ -9,6 +9,7 @@ import {
   type OutgoingEvent,
   type TranscriptState,
 } from "@scribe/contracts";
+import { sampleTranscriptState } from "@scribe/contracts/testing";
 import {
   ConsumerRunner,
   KIT_MIGRATIONS,
@@ -31,36 +32,15 @@ const log = createLogger("bench", "silent");
 
 /** What one transcript's processing emits: created, three topics, the final state (webvtt, summaries). */
 function transcriptEvents(i: number): OutgoingEvent[] {
-  const now = new Date().toISOString();
-  const base: TranscriptState = {
+  const base: TranscriptState = sampleTranscriptState({
     id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-    version: 1,
     name: `Meeting ${i}`,
     status: "processing",
-    error: null,
-    locked: false,
     duration: 1_800_000,
-    created_at: now,
-    updated_at: now,
-    title: null,
-    short_summary: null,
-    long_summary: null,
-    action_items: null,
     participants: [{ id: `p${i}`, speaker: 0, name: "Alice", user_id: null }],
-    source_language: "en",
-    target_language: "en",
-    reviewed: false,
-    audio_location: "storage",
-    audio_deleted: null,
     user_id: `user-${i % 100}`,
-    share_mode: "private",
-    source_kind: "room",
-    meeting_id: null,
-    recording_id: null,
     room_id: `room-${i % 20}`,
-    webvtt: null,
-    deleted_at: null,
-  };
+  });
   const words = (t: number) =>
     Array.from({ length: 40 }, (_, w) => ({ text: ` word${(w * 7 + t) % 50}`, start: t * 40 + w, end: t * 40 + w + 1, speaker: w % 2 }));
   const ev = <T extends EventType>(type: T, data: EventInput<T>): OutgoingEvent =>

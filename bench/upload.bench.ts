@@ -14,6 +14,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { makeEvent } from "@scribe/contracts";
+import { sampleTranscriptState } from "@scribe/contracts/testing";
 import { connectBus, startProcess } from "@scribe/kit";
 import { TEST_NATS_URL, createTestDatabase, eventually, testPrefix } from "@scribe/kit/testing";
 import { servicesByName } from "@scribe/cli";
@@ -110,38 +111,9 @@ async function uploadRun(storageEnv: Record<string, string>): Promise<Run> {
 
     async function transcript(): Promise<string> {
       const id = randomUUID();
-      const now = new Date().toISOString();
       const out = makeEvent(
         "transcript.created",
-        {
-          id,
-          version: 1,
-          name: "bench",
-          status: "idle",
-          error: null,
-          locked: false,
-          duration: 0,
-          created_at: now,
-          updated_at: now,
-          title: null,
-          short_summary: null,
-          long_summary: null,
-          action_items: null,
-          participants: [],
-          source_language: "en",
-          target_language: "en",
-          reviewed: false,
-          audio_location: "storage",
-          audio_deleted: null,
-          user_id: "bench",
-          share_mode: "private",
-          source_kind: "file",
-          meeting_id: null,
-          recording_id: null,
-          room_id: null,
-          webvtt: null,
-          deleted_at: null,
-        },
+        sampleTranscriptState({ id, name: "bench", status: "idle", duration: 0, user_id: "bench", source_kind: "file" }),
         { source: "bench", time: new Date() },
       );
       await bus.js.publish(bus.subject(out.subject), JSON.stringify(out.event), { msgID: out.event.id });

@@ -5,7 +5,8 @@ import { connectBus, type Bus } from "../src/bus/connection";
 import { ensureStreams } from "../src/bus/streams";
 import { loadMigrations, migrate, KIT_MIGRATIONS } from "../src/migrate";
 import { createTestDatabase, testPrefix, TEST_NATS_URL, type TestDatabase } from "../src/testing";
-import { STREAMS, DLQ_STREAM } from "@scribe/contracts";
+import { STREAMS, DLQ_STREAM, type RoomState } from "@scribe/contracts";
+import { sampleRoomState } from "@scribe/contracts/testing";
 
 export const log = createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
 
@@ -55,34 +56,11 @@ export async function streamMessages(
 }
 
 /** A valid room state for event payloads in kit tests. */
-export function sampleRoom(i: number, overrides: Record<string, unknown> = {}) {
-  const now = new Date().toISOString();
-  return {
+export function sampleRoom(i: number, overrides: Partial<RoomState> = {}): RoomState {
+  return sampleRoomState({
     id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
     name: `room-${i}`,
     user_id: "owner-1",
-    created_at: now,
-    updated_at: now,
-    version: 1,
-    zulip_auto_post: false,
-    zulip_stream: "",
-    zulip_topic: "",
-    is_locked: false,
-    room_mode: "normal",
-    recording_type: "cloud",
-    recording_trigger: "automatic-2nd-participant",
-    is_shared: false,
-    ics_url: null,
-    ics_fetch_interval: 300,
-    ics_enabled: false,
-    ics_last_sync: null,
-    ics_last_etag: null,
-    platform: "daily" as const,
-    skip_consent: false,
-    email_transcript_to: null,
-    store_video: false,
-    webhook_url: null,
-    webhook_secret: null,
     ...overrides,
-  };
+  });
 }

@@ -2,6 +2,7 @@
 // store.ts checked against them on a real database, for a transcript's history applied in order,
 // reversed, shuffled and redelivered.
 import { makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
+import { sampleTranscriptState } from "@scribe/contracts/testing";
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,36 +13,18 @@ const SOURCE = "scribe/transcription";
 const T0 = "2026-11-21T10:00:00.000Z";
 
 function stateOf(id: string, version: number, over: Partial<TranscriptState> = {}): TranscriptState {
-  return {
-    id,
-    version,
+  const updated_at = new Date(Date.parse(T0) + version * 1000).toISOString();
+  const fixed = {
     name: "n",
     status: "idle",
-    error: null,
-    locked: false,
     duration: 0,
     created_at: T0,
-    updated_at: new Date(Date.parse(T0) + version * 1000).toISOString(),
-    title: null,
-    short_summary: null,
-    long_summary: null,
-    action_items: null,
-    participants: [],
-    source_language: "en",
-    target_language: "en",
-    reviewed: false,
+    updated_at,
     audio_location: "local",
-    audio_deleted: null,
     user_id: "alice",
-    share_mode: "private",
     source_kind: "file",
-    meeting_id: null,
-    recording_id: null,
-    room_id: null,
-    webvtt: null,
-    deleted_at: null,
-    ...over,
-  };
+  } as const;
+  return sampleTranscriptState({ id, version, ...fixed, ...over });
 }
 const topic = (id: string, text: string): TopicRecord => ({
   id,
