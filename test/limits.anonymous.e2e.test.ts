@@ -9,7 +9,7 @@ import { StorageConfig, loadConfig, openStorage } from "@scribe/kit";
 import { eventually } from "@scribe/kit/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { multipart, publish, transcriptState } from "./support/media";
+import { publish, transcriptState, uploadChunk } from "./support/media";
 import { startSystem, type TestSystem } from "./support/system";
 
 const KB = 1024;
@@ -46,14 +46,11 @@ async function transcript(userId: string | null): Promise<string> {
   return state.id;
 }
 
-/** One chunk of a (never finished) upload of `total` chunks, from `client`. Raw: hand-built multipart bytes and an X-Forwarded-For header. */
-function sendChunk(as: string | null, client: string, id: string, n: number, total: number, bytes: number) {
-  const { body, contentType } = multipart("chunk", "a.mp3", Buffer.alloc(bytes, n + 1));
-  return sys.as(as)(`/v1/transcripts/${id}/record/upload?chunk_number=${n}&total_chunks=${total}`, {
-    method: "POST",
-    body,
-    headers: { "content-type": contentType, "x-forwarded-for": client },
-  });
+/** One chunk of a (never finished) upload of `total` chunks, from `client` (the proxy's X-Forwarded-For): its answer. */
+async function sendChunk(as: string | null, client: string, id: string, n: number, total: number, bytes: number) {
+  const query = { chunk_number: n, total_chunks: total };
+  const options = { type: "application/octet-stream", headers: { "x-forwarded-for": client } };
+  return (await uploadChunk(sys.client(as), id, query, Buffer.alloc(bytes, n + 1), "a.mp3", options)).response;
 }
 
 describe("anonymous upload quotas (PUBLIC_MODE)", () => {

@@ -22,7 +22,7 @@ import type { Authenticator } from "@scribe/gateway";
 import { SignJWT } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerCaughtUp, multipart, publish, readZip, speechMp3, transcriptState } from "./media";
+import { consumerCaughtUp, multipart, publish, readZip, speechMp3, transcriptState, uploadChunk } from "./media";
 import { TEST_SECRET, startSystem, streamEvents, type Client, type TestSystem } from "./system";
 import { answer, onTranscript } from "./api";
 
@@ -608,23 +608,17 @@ export function mediaSuite(driver: "local" | "s3"): void {
   });
 
   describe(`upload (${driver} storage)`, () => {
-    const uploadChunk = (as: Client, id: string, n: number, total: number, filename: string, bytes: Buffer) => {
-      const { body, contentType } = multipart("chunk", filename, bytes);
-      return as(`/v1/transcripts/${id}/record/upload?chunk_number=${n}&total_chunks=${total}`, {
-        method: "POST",
-        body,
-        headers: { "content-type": contentType },
-      });
-    };
+    /** Chunk `n` of `total` through the typed client: its status and body. */
+    const upload = (as: ScribeClient, id: string, n: number, total: number, filename: string, bytes: Buffer) =>
+      answer(uploadChunk(as, id, { chunk_number: n, total_chunks: total }, bytes, filename, { type: "application/octet-stream" }));
 
     it("assembles chunks in chunk order (whatever the arrival order) into a stored recording and emits recording.ready", async () => {
       const speech = speechMp3();
       const t = await putTranscript({ user_id: "alice", meeting_id: null });
       const cuts = [0, Math.floor(speech.length / 3), Math.floor((2 * speech.length) / 3), speech.length];
       for (const i of [1, 0, 2]) {
-        const res = await uploadChunk(alice, t.id, i, 3, "meeting.mp3", speech.subarray(cuts[i], cuts[i + 1]));
-        expect(res.status).toBe(200);
-        expect(await res.json()).toEqual({ status: "ok" });
+        const res = await upload(api.alice, t.id, i, 3, "meeting.mp3", speech.subarray(cuts[i], cuts[i + 1]));
+        expect(res).toEqual({ status: 200, body: { status: "ok" } });
       }
       const key = transcriptKeys.upload(t.id, "mp3");
       expect(Buffer.compare(await readSmallObject(bucket(TRANSCRIPTS), key), speech)).toBe(0);
@@ -643,9 +637,8 @@ export function mediaSuite(driver: "local" | "s3"): void {
       });
       expect(ready.data.duration_seconds as number).toBeGreaterThan(1);
 
-      const again = await uploadChunk(alice, t.id, 0, 1, "again.mp3", speech);
-      expect(again.status).toBe(400);
-      expect(await again.json()).toEqual({ detail: "There is already an upload in progress" });
+      const again = await upload(api.alice, t.id, 0, 1, "again.mp3", speech);
+      expect(again).toEqual({ status: 400, body: { detail: "There is already an upload in progress" } });
     });
 
     it("keeps nothing of a chunk whose client goes away mid-upload, and takes the upload again afterwards", async () => {
@@ -678,15 +671,14 @@ export function mediaSuite(driver: "local" | "s3"): void {
           message: "nothing left of the aborted chunk",
         },
       );
-      const res = await uploadChunk(alice, t.id, 0, 1, "meeting.mp3", speechMp3());
+      const res = await upload(api.alice, t.id, 0, 1, "meeting.mp3", speechMp3());
       expect(res.status).toBe(200);
     });
 
     it("refuses a text file named .mp3 with 400 and keeps nothing", async () => {
       const t = await putTranscript({ user_id: "alice" });
-      const res = await uploadChunk(alice, t.id, 0, 1, "notes.mp3", Buffer.from("These are meeting notes, not audio.\n".repeat(50)));
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ detail: "File has no audio stream" });
+      const res = await upload(api.alice, t.id, 0, 1, "notes.mp3", Buffer.from("These are meeting notes, not audio.\n".repeat(50)));
+      expect(res).toEqual({ status: 400, body: { detail: "File has no audio stream" } });
       expect(await keysUnder(TRANSCRIPTS, `${t.id}/`)).toEqual([]);
       expect((await streamEvents(sys.prefix, "RECORDINGS")).some((e) => e.data.transcript_id === t.id)).toBe(false);
     });
@@ -694,28 +686,27 @@ export function mediaSuite(driver: "local" | "s3"): void {
     it("refuses locked transcripts, other users' private transcripts, missing parts and files over the limit", async () => {
       const speech = speechMp3();
       const locked = await putTranscript({ user_id: "alice", locked: true });
-      const res = await uploadChunk(alice, locked.id, 0, 1, "a.mp3", speech);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ detail: "Transcript is locked" });
+      const res = await upload(api.alice, locked.id, 0, 1, "a.mp3", speech);
+      expect(res).toEqual({ status: 400, body: { detail: "Transcript is locked" } });
 
       const t = await putTranscript({ user_id: "alice" });
-      expect((await uploadChunk(bob, t.id, 0, 1, "a.mp3", speech)).status).toBe(403);
-      expect((await uploadChunk(alice, randomUUID(), 0, 1, "a.mp3", speech)).status).toBe(404);
-      expect((await uploadChunk(alice, t.id, 0, 1, "a.mp3", Buffer.alloc(UPLOAD_LIMIT + 1))).status).toBe(413);
+      expect((await upload(api.bob, t.id, 0, 1, "a.mp3", speech)).status).toBe(403);
+      expect((await upload(api.alice, randomUUID(), 0, 1, "a.mp3", speech)).status).toBe(404);
+      expect((await upload(api.alice, t.id, 0, 1, "a.mp3", Buffer.alloc(UPLOAD_LIMIT + 1))).status).toBe(413);
       expect(await keysUnder(TRANSCRIPTS, `${t.id}/`)).toEqual([]);
 
+      // Raw: a form whose file field has the wrong name, which the typed body cannot say.
       const noField = await alice(`/v1/transcripts/${t.id}/record/upload?chunk_number=0&total_chunks=1`, {
         method: "POST",
         ...(({ body, contentType }) => ({ body, headers: { "content-type": contentType } }))(multipart("file", "a.mp3", speech)),
       });
       expect(noField.status).toBe(422);
       expect((await noField.json()).detail[0].loc).toEqual(["body", "chunk"]);
-      expect((await uploadChunk(alice, t.id, 0, 0, "a.mp3", speech)).status).toBe(422);
-      expect((await uploadChunk(alice, t.id, 2, 2, "a.mp3", speech)).status).toBe(422);
+      expect((await upload(api.alice, t.id, 0, 0, "a.mp3", speech)).status).toBe(422);
+      expect((await upload(api.alice, t.id, 2, 2, "a.mp3", speech)).status).toBe(422);
 
-      const gap = await uploadChunk(alice, t.id, 1, 2, "a.mp3", speech);
-      expect(gap.status).toBe(400);
-      expect(await gap.json()).toEqual({ detail: "Upload incomplete: chunk(s) 0 missing" });
+      const gap = await upload(api.alice, t.id, 1, 2, "a.mp3", speech);
+      expect(gap).toEqual({ status: 400, body: { detail: "Upload incomplete: chunk(s) 0 missing" } });
     });
   });
 }

@@ -104,24 +104,25 @@ export function multipart(
  */
 export function uploadWhole(api: ScribeClient, transcriptId: string, bytes: Buffer, filename: string, type = "audio/mpeg") {
   return eventually(async () => {
-    const res = await uploadChunk(api, transcriptId, { chunk_number: 0, total_chunks: 1 }, bytes, filename, type);
+    const res = await uploadChunk(api, transcriptId, { chunk_number: 0, total_chunks: 1 }, bytes, filename, { type });
     return res.response.status === 404 ? null : res;
   });
 }
 
-/** One upload chunk through the typed client, as a FormData body (the CLI's way). */
+/** One upload chunk through the typed client, as a FormData body (the CLI's way); `headers` go on this request only. */
 export function uploadChunk(
   api: ScribeClient,
   transcriptId: string,
   query: { chunk_number: number; total_chunks: number },
   bytes: Buffer,
   filename: string,
-  type = "audio/mpeg",
+  { type = "audio/mpeg", headers }: { type?: string; headers?: Record<string, string> } = {},
 ) {
   const form = new FormData();
   form.append("chunk", new Blob([bytes], { type }), filename);
   return api.POST("/v1/transcripts/{transcript_id}/record/upload", {
     params: { path: { transcript_id: transcriptId }, query },
+    ...(headers ? { headers } : {}),
     // The schema types the file field as a string (OpenAPI's binary); the body is the form itself.
     body: form as unknown as { chunk: string },
     bodySerializer: (body) => body as unknown as FormData,
