@@ -137,24 +137,40 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * words' positions, not the phrase's matches), and RUM's phrase distance is far from it (at 100k
  * transcripts, 2 of the exact top 20 among its best 1000, against 20 of 20 by the AND).
  *
- * `titled`: a single word only where a title holds it (the several words' statement is the same).
- * How many candidates are read depends on that: `take.singleWord` for a single word, else
- * `take.severalWords` (the planner folds the choice, so it plans with the number). Besides the page
- * (rows with an id), one row carries the candidates read, the largest distance among them and
- * whether the query is a single word (numnode = 1), even when the page is empty.
+ * How many candidates are read depends on whether the query is a single word: `take.singleWord`,
+ * else `take.severalWords` (the planner folds the choice, so it plans with the number). With
+ * `titledFirst`, a single word's candidates are the transcripts whose title holds it when they fill
+ * the page (see searchTranscripts), else every match, decided inside the statement (the second scan
+ * runs only when needed). Besides the page (rows with an id), one row carries the candidates read,
+ * the largest distance among them, whether they are the titled ones and whether the query is a
+ * single word (numnode = 1), even when the page is empty.
  */
-export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, titled = false) {
+export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, titledFirst = false) {
   const tsquery = tsqueryOf(db, q.text);
-  // The word in a title (weight A): RUM gives such a match the same distance as the plain word.
-  const matching = titled ? db`(case when numnode(${tsquery}) = 1 then (${tsquery}::text || ':A')::tsquery else ${tsquery} end)` : tsquery;
-  const ranked = db`regexp_replace(${matching}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
-  return db`
-    with candidates as materialized (
+  const candidatesOf = (matching: ReturnType<typeof tsqueryOf>) => {
+    const ranked = db`regexp_replace(${matching}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
+    return db`
       select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
       from projection.transcript t
       where ${filterOf(db, q)} and t.search_vector @@ ${matching}
       order by t.search_vector <=> ${ranked}
-      limit case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end),
+      limit case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end`;
+  };
+  // The word in a title (weight A): RUM gives such a match the same distance as the plain word.
+  const inTitles = db`(case when numnode(${tsquery}) = 1 then (${tsquery}::text || ':A')::tsquery else ${tsquery} end)`;
+  const candidates = titledFirst
+    ? db`
+      titled as materialized (${candidatesOf(inTitles)}),
+      choice as materialized (select count(*) >= ${q.offset + q.limit} as titled from titled),
+      candidates as materialized (
+        select * from titled where (select titled from choice)
+        union all
+        select * from (${candidatesOf(tsquery)}) every_match where not (select titled from choice))`
+    : db`
+      choice as materialized (select false as titled),
+      candidates as materialized (${candidatesOf(tsquery)})`;
+  return db`
+    with ${candidates},
     ranked as (
       select id, created_at, distance,
         case when numnode(${tsquery}) = 1 then -distance else ts_rank(search_vector, ${tsquery}, 32) end as score
@@ -162,8 +178,9 @@ export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: Ru
     page as (
       select id, created_at, distance, score, row_number() over (order by score desc, created_at desc, id) as position
       from ranked order by score desc, created_at desc, id limit ${q.limit} offset ${q.offset})
-    select ${COLUMNS(db)}, page.distance, page.position, meta.candidates, meta.last_distance, meta.single_word
-    from (select count(*) as candidates, max(distance) as last_distance, numnode(${tsquery}) = 1 as single_word from candidates) meta
+    select ${COLUMNS(db)}, page.distance, page.position, meta.candidates, meta.last_distance, meta.titled, meta.single_word
+    from (select count(*) as candidates, max(distance) as last_distance, (select titled from choice) as titled,
+            numnode(${tsquery}) = 1 as single_word from candidates) meta
       left join page on true
       left join projection.transcript t on t.id = page.id
     order by page.position`;
@@ -202,6 +219,7 @@ export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnTyp
 const RumMeta = z.object({
   candidates: z.coerce.number().int(),
   last_distance: z.number().nullable(),
+  titled: z.boolean(),
   single_word: z.boolean(),
 });
 const RumPageRow = ResultRow.omit({ total: true }).extend({ distance: z.number() });
@@ -256,26 +274,22 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
     // A room's or the trash's few transcripts are read from their own index and ranked all at once:
-    // asking for the titled ones first would cost a second statement whenever they do not fill the page.
-    let titled = q.roomId === null && q.scope.kind !== "own_deleted";
+    // asking for the titled ones first would only add a scan when they do not fill the page.
+    const titledFirst = q.roomId === null && q.scope.kind !== "own_deleted";
     const rum = async (take: RumTake) => {
-      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titled));
+      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titledFirst));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
     };
     let take = { singleWord: 4 * (q.offset + q.limit) + 1, severalWords: bound + 1 };
     let read = await rum(take);
     if (!read.meta.single_word) return page(read.rows, read.meta.candidates);
-    if (titled && read.meta.candidates < q.offset + q.limit) {
-      titled = false;
-      read = await rum(take);
-    }
     for (;;) {
       const lastOfPage = read.rows.at(-1)?.distance;
       if (read.meta.candidates < take.singleWord || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
       take = { ...take, singleWord: take.singleWord * TIE_GROWTH };
       read = await rum(take);
     }
-    if (!titled && read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
+    if (!read.meta.titled && read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
     const [counted] = await countStatement(db, query, bound + 1);
     return page(read.rows, Number(counted!.matched));
   }
