@@ -102,16 +102,17 @@ const tsqueryOf = (db: Db, text: string) => db`websearch_to_tsquery('english', $
 export function searchStatement(db: Db, q: SearchQuery) {
   const where = filterOf(db, q);
   if (q.text === null) {
-    // Browse: newest first straight from the created_at index; the count, a separate scan, stops
-    // past the bound too.
+    // Browse: newest first straight from the created_at index — the trash most recently deleted
+    // first (§1.5), from its own index; the count, a separate scan, stops past the bound too.
+    const newest = db(q.scope.kind === "own_deleted" ? "deleted_at" : "created_at");
     return db`
       with page as (
-        select t.id, t.created_at from projection.transcript t where ${where}
-        order by t.created_at desc, t.id limit ${q.limit} offset ${q.offset})
+        select t.id, t.${newest} as newest from projection.transcript t where ${where}
+        order by t.${newest} desc, t.id limit ${q.limit} offset ${q.offset})
       select ${COLUMNS(db)},
         (select count(*) from (select 1 from projection.transcript t where ${where} limit ${candidateCount(q) + 1}) counted) as total
       from page join projection.transcript t on t.id = page.id
-      order by page.created_at desc, page.id`;
+      order by page.newest desc, page.id`;
   }
   const tsquery = tsqueryOf(db, q.text);
   return db`
