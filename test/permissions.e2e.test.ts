@@ -6,6 +6,10 @@
 // fresh object in `request`), seed what they need in `seed` (extend `Fixtures` in
 // support/permissions.ts), and append one line per operation × deployment group to ROWS. The last
 // test fails while an operation in /openapi.json has no row.
+//
+// Its requests stay raw HTTP (the other e2e tests use @scribe/client): a row names its operation as
+// the `METHOD /path` string of /openapi.json, which is how that last test proves every operation is
+// in the table, and the table sends what a client without our types would send to each route.
 import { randomUUID } from "node:crypto";
 import {
   CreateRoom,
