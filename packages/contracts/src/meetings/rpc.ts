@@ -1,6 +1,5 @@
 // Request/reply operations of the meetings service (`rpc.meetings.*`).
 import { z } from "@hono/zod-openapi";
-import { Caller } from "../common/schemas";
 import {
   CalendarEventForMeeting,
   EmailRecipientsResponse,
@@ -10,9 +9,7 @@ import {
   StartRecordingResponse,
   WebhookAck,
 } from "./api";
-import { defineOp } from "../common/rpc";
-
-const withCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
+import { defineOp, withCaller } from "../common/rpc";
 
 /**
  * An incoming platform webhook as received: the raw body (base64, byte-exact: signatures are

@@ -1,7 +1,6 @@
 // Request/reply operations of the recordings service. Media reads answer where the bytes are (after
 // deciding access); deletions are for the transcription pipeline, retention and operators.
 import { z } from "@hono/zod-openapi";
-import { Caller } from "../common/schemas";
 import {
   AudioLocation,
   DeleteMediaResult,
@@ -13,11 +12,10 @@ import {
   UploadSlot,
   ZipManifest,
 } from "./api";
-import { defineOp } from "../common/rpc";
+import { defineOp, withCaller } from "../common/rpc";
 import { TopicRecord } from "../transcripts/events";
 import { VideoUrlResponse } from "../transcripts/api";
 
-const withCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
 const transcript = { transcript_id: z.string() };
 
 export const recordingsOps = {
