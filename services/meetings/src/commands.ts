@@ -45,7 +45,7 @@ import {
   updateMeeting,
   userJoinedMeeting,
 } from "./store";
-import { roomById, roomByName } from "./room-copy";
+import { currentRoomByName, roomById, roomByName } from "./room-copy";
 
 async function roomNamed(db: Db, name: string, now: Date): Promise<RoomRecord> {
   const room = await roomByName(db, name, now);
@@ -93,7 +93,8 @@ export function registerCommands(rpc: RpcServer, sql: Sql, platforms: Platforms,
 
   rpc.handle(meetingsOps.create, async ({ caller, room_name, allow_duplicated }) => {
     const now = clock();
-    const room = await roomNamed(sql, room_name, now);
+    const room = await currentRoomByName(sql, room_name, now);
+    if (!room) throw NotFound("Room not found");
     const meeting = await creation.inRoom(
       room.id,
       async (db): Promise<CreationPlan<MeetingState>> => {

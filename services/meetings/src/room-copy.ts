@@ -34,6 +34,12 @@ export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.
 
 export const roomByName = (db: Db, name: string, now: Date): Promise<RoomRecord | null> => roomCopy.find(db, "name", name, now);
 export const roomById = (db: Db, id: string, now: Date): Promise<RoomRecord | null> => roomCopy.find(db, "id", id, now);
+/**
+ * The room as its owner has it now (the copy brought up to date): a meeting is created on the platform
+ * the room has, even when the request reached this replica before the room's latest version did.
+ */
+export const currentRoomByName = (db: Db, name: string, now: Date): Promise<RoomRecord | null> =>
+  roomCopy.find(db, "name", name, now, { fromOwner: true });
 
 export function roomRecordOf(room: RoomEvent, deleted: boolean): RoomRecord {
   return {

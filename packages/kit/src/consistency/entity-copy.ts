@@ -54,9 +54,17 @@ export interface EntityCopy<Row extends CopyRow, State> {
   apply(tx: Tx, state: State, deleted: boolean, now: Date): Promise<boolean>;
   /**
    * The live entity whose `field` is `value`, at least as new as the current request must see:
-   * read through from the owner when the copy misses or lags (applied at `now`).
+   * read through from the owner when the copy misses or lags (applied at `now`). `fromOwner`: ask the
+   * owner even when the copy looks current, for an act that cannot be undone (a meeting created on a
+   * platform) and must not rest on a version the request could not know of yet.
    */
-  find(db: Db, field: Row extends unknown ? keyof Row & string : never, value: string, now: Date): Promise<Row | null>;
+  find(
+    db: Db,
+    field: Row extends unknown ? keyof Row & string : never,
+    value: string,
+    now: Date,
+    opts?: { fromOwner?: boolean },
+  ): Promise<Row | null>;
   /** The live entity from the local copy only (consumers and jobs: no request to honour). */
   findLocal(db: Db, field: keyof Row & string, value: string): Promise<Row | null>;
 }
@@ -113,14 +121,14 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
     return row ?? null;
   };
 
-  const find = async (db: Db, field: string, value: string, now: Date) => {
+  const find = async (db: Db, field: string, value: string, now: Date, opts: { fromOwner?: boolean } = {}) => {
     const local = await findLocal(db, field, value);
     const required = requiredVersion(def.kind, field, value);
-    if (local && local.version >= required) return local;
+    if (local && local.version >= required && !opts.fromOwner) return local;
     const ask = askOwner();
     const owner = def.owner;
     if (!ask || !owner) return local;
-    if (!local && field === "id") {
+    if (!local && field === "id" && !opts.fromOwner) {
       // Ids are never reused: a tombstone as new as required is the answer, no need to ask.
       const [gone] = await db<Row[]>`select * from ${db(def.table)} where id = ${value} and deleted`;
       if (gone && gone.version >= required) return null;
