@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineOp } from "@scribe/contracts";
+import { z } from "zod";
 import { defineEntityCopy } from "../src/consistency/entity-copy";
+import { withVersionScope } from "../src/consistency/versions";
 import { kitEnv, type KitEnv } from "./helpers";
 
 let env: KitEnv;
@@ -85,5 +88,30 @@ describe("a copy whose deletion is final (finalAt)", () => {
   it("ends an entity it never saw before (the deletion is its first event)", async () => {
     expect(await apply(endedThings, { id: "f", name: "v4", version: 4 }, true, at("2026-02-01T00:00:00Z"))).toBe(true);
     expect(await stored("ended_thing", "f")).toMatchObject({ name: "v4", deleted: true, ended_at: at("2026-02-01T00:00:00Z") });
+  });
+});
+
+describe("reading through to the owner", () => {
+  const owner = {
+    op: defineOp("things.state", z.object({ id: z.string() }), z.object({ id: z.string(), name: z.string(), version: z.number() })),
+    request: (_field: string, value: string) => ({ id: value }),
+    stateOf: (t: ThingState) => t,
+  };
+  const owned = defineEntityCopy<Thing, ThingState, typeof owner.op>({ ...definition("thing"), owner });
+  const now = at("2026-01-02T00:00:00Z");
+  /** Finds `id` in a request that requires nothing, the owner having `name` at version 2. */
+  const findAsked = async (opts?: { fromOwner?: boolean }) => {
+    let asked = 0;
+    const ask = async () => (asked++, { id: "t-owner", name: "renamed", version: 2 });
+    const { result } = await withVersionScope([], ask, () => owned.find(env.sql, "id", "t-owner", now, opts));
+    return { row: result, asked };
+  };
+
+  it("answers from a copy that holds what the request requires, unless asked to ask the owner", async () => {
+    await apply(owned, { id: "t-owner", name: "first", version: 1 }, false);
+    expect(await findAsked()).toMatchObject({ row: { name: "first", version: 1 }, asked: 0 });
+    // A request cannot require a version it did not hear of yet: an act that cannot be undone asks.
+    expect(await findAsked({ fromOwner: true })).toMatchObject({ row: { name: "renamed", version: 2 }, asked: 1 });
+    expect(await stored("thing", "t-owner")).toMatchObject({ name: "renamed", version: 2 });
   });
 });
