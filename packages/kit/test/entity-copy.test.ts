@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineOp } from "@scribe/contracts";
 import { z } from "zod";
-import { defineEntityCopy } from "../src/consistency/entity-copy";
+import { copyHandlers, defineEntityCopy } from "../src/consistency/entity-copy";
 import { withVersionScope } from "../src/consistency/versions";
 import { kitEnv, type KitEnv } from "./helpers";
 
@@ -88,6 +88,25 @@ describe("a copy whose deletion is final (finalAt)", () => {
   it("ends an entity it never saw before (the deletion is its first event)", async () => {
     expect(await apply(endedThings, { id: "f", name: "v4", version: 4 }, true, at("2026-02-01T00:00:00Z"))).toBe(true);
     expect(await stored("ended_thing", "f")).toMatchObject({ name: "v4", deleted: true, ended_at: at("2026-02-01T00:00:00Z") });
+  });
+});
+
+describe("a consumer's handlers for a copy (copyHandlers)", () => {
+  const handlers = copyHandlers(endedThings, () => at("2026-04-01T00:00:00Z"), { live: ["room.updated"], deleted: ["room.deleted"] });
+  const handle = (type: "room.updated" | "room.deleted", state: ThingState) =>
+    env.sql.begin((tx) => handlers[type]!(tx, { type, data: state } as never, {} as never));
+
+  it("applies the listed events' data as a live state or a deletion, at the consumer's clock", async () => {
+    await handle("room.updated", { id: "h", name: "v1", version: 1 });
+    expect(await stored("ended_thing", "h")).toMatchObject({ name: "v1", deleted: false, ended_at: null });
+    await handle("room.deleted", { id: "h", name: "v1", version: 2 });
+    expect(await stored("ended_thing", "h")).toMatchObject({ version: 2, deleted: true, ended_at: at("2026-04-01T00:00:00Z") });
+    expect(handlers["room.created"]).toBeUndefined();
+  });
+
+  it("accepts only event types whose data is the copied state", () => {
+    // @ts-expect-error this event carries its meeting under `meeting`, not a thing's state
+    copyHandlers(things, () => at("2026-04-01T00:00:00Z"), { live: ["meeting.email_recipient.added"], deleted: [] });
   });
 });
 

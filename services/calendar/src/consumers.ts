@@ -1,5 +1,6 @@
 // The calendar's consumers: its copy of the rooms (./room-copy.ts).
-import type { ServiceRuntime } from "@scribe/kit";
+import { roomCopySource } from "@scribe/contracts";
+import { copyHandlers, type ServiceRuntime } from "@scribe/kit";
 import { roomCopy } from "./room-copy";
 
 export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume" | "clock">): void {
@@ -8,10 +9,6 @@ export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume" | 
     stream: "ROOMS",
     // A read model: built from the whole history.
     deliverPolicy: "all",
-    handlers: {
-      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true, rt.clock())),
-    },
+    handlers: copyHandlers(roomCopy, rt.clock, roomCopySource.events),
   });
 }

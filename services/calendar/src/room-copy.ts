@@ -1,12 +1,12 @@
 // The calendar's copy of the rooms (kit entity copy: ROOMS events, read through from the rooms
 // service when a request must see a newer room). A room that starts syncing, or whose feed URL or
 // name changed, is synced soon; a deleted room takes its calendar events with it.
-import { roomsOps, type RoomEvent } from "@scribe/contracts";
+import { roomCopySource, type RoomEvent } from "@scribe/contracts";
 import { defineEntityCopy, type Db } from "@scribe/kit";
 import { scheduleAfterRoomChange } from "./domain/scheduling";
 import { deleteRoomEvents, setNextSync, type CalendarRoom } from "./store";
 
-export const roomCopy = defineEntityCopy<CalendarRoom, RoomEvent, typeof roomsOps.state>({
+export const roomCopy = defineEntityCopy<CalendarRoom, RoomEvent, typeof roomCopySource.owner.op>({
   kind: "room",
   table: "room",
   columns: ["id", "name", "user_id", "ics_url", "ics_enabled", "ics_fetch_interval", "version", "deleted"],
@@ -21,7 +21,7 @@ export const roomCopy = defineEntityCopy<CalendarRoom, RoomEvent, typeof roomsOp
     version: room.version,
     deleted,
   }),
-  owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
+  owner: roomCopySource.owner,
   afterApply: async (tx, prev, next, now) => {
     if (next.deleted) {
       await setNextSync(tx, next.id, null);

@@ -1,7 +1,7 @@
 // The meetings service's consumers: its copy of the rooms (./room-copy.ts: a deleted room takes
 // its meetings with it, each announced by meeting.deleted), and retention.
-import { STREAMS, eventToken, makeEvent, type TranscriptExpired } from "@scribe/contracts";
-import { emit, type Tx } from "@scribe/kit";
+import { STREAMS, eventToken, makeEvent, roomCopySource, type TranscriptExpired } from "@scribe/contracts";
+import { copyHandlers, emit, type Tx } from "@scribe/kit";
 import type { ServiceRuntime } from "@scribe/kit";
 import { SOURCE, changed } from "./changes";
 import { roomCopy } from "./room-copy";
@@ -25,11 +25,7 @@ export function registerConsumers(rt: Pick<ServiceRuntime<unknown>, "consume" | 
     stream: "ROOMS",
     // A read model: built from the whole history.
     deliverPolicy: "all",
-    handlers: {
-      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true, rt.clock())),
-    },
+    handlers: copyHandlers(roomCopy, rt.clock, roomCopySource.events),
   });
 
   rt.consume({

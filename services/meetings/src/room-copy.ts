@@ -1,12 +1,12 @@
 // The meetings service's copy of the rooms: what meeting rules read (kit entity copy: ROOMS events,
 // read through from the rooms service when a request must see a newer room).
-import { RecordingTrigger, RecordingType, RoomMode, makeEvent, roomsOps, type RoomEvent } from "@scribe/contracts";
+import { RecordingTrigger, RecordingType, RoomMode, makeEvent, roomCopySource, type RoomEvent } from "@scribe/contracts";
 import { defineEntityCopy, emit, type Db, type Tx } from "@scribe/kit";
 import { SOURCE, changed } from "./changes";
 import type { RoomRecord } from "./domain/meetings";
 import { deleteMeetings, meetingsOfRoom } from "./store";
 
-export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.state>({
+export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomCopySource.owner.op>({
   kind: "room",
   table: "room",
   columns: [
@@ -26,7 +26,7 @@ export const roomCopy = defineEntityCopy<RoomRecord, RoomEvent, typeof roomsOps.
   ],
   lookups: ["id", "name"],
   rowOf: roomRecordOf,
-  owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
+  owner: roomCopySource.owner,
   afterApply: async (tx, _previous, next, now) => {
     if (next.deleted) await roomDeleted(tx, next.id, now);
   },

@@ -2,7 +2,8 @@
 // state and a version; an older state never overwrites a newer one, and a deleted room stays gone.
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
-import type { RoomEvent } from "@scribe/contracts";
+import { roomEventOf, type RoomEvent } from "@scribe/contracts";
+import { sampleRoomState } from "@scribe/contracts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roomById, roomByName, roomCopy } from "../src/room-copy";
 
@@ -20,31 +21,7 @@ afterAll(async () => {
 });
 
 const state = (version: number, patch: Partial<RoomEvent> = {}): RoomEvent => ({
-  id: "room-1",
-  name: "standup",
-  user_id: "alice",
-  created_at: "2026-01-01T00:00:00.000Z",
-  updated_at: "2026-01-01T00:00:00.000Z",
-  version,
-  zulip_auto_post: false,
-  zulip_stream: "",
-  zulip_topic: "",
-  is_locked: false,
-  room_mode: "normal",
-  recording_type: "cloud",
-  recording_trigger: "automatic-2nd-participant",
-  is_shared: false,
-  webhook_url: null,
-  has_webhook_secret: false,
-  ics_url: null,
-  ics_fetch_interval: 300,
-  ics_enabled: false,
-  ics_last_sync: null,
-  ics_last_etag: null,
-  platform: "daily",
-  skip_consent: false,
-  email_transcript_to: null,
-  store_video: false,
+  ...roomEventOf(sampleRoomState({ id: "room-1", name: "standup", user_id: "alice", version })),
   ...patch,
 });
 

@@ -2,8 +2,8 @@
 // destroyed transcript cancels what is pending; completions are side effects and start at new events. Handlers only write the notifier's
 // tables (deliveries are rows the dispatcher works off), so running one twice sends nothing twice.
 import { randomUUID } from "node:crypto";
-import { STREAMS, eventToken, type ScribeEvent } from "@scribe/contracts";
-import type { ServiceRuntime, Tx } from "@scribe/kit";
+import { STREAMS, eventToken, roomCopySource, type ScribeEvent } from "@scribe/contracts";
+import { copyHandlers, type ServiceRuntime, type Tx } from "@scribe/kit";
 import type { EmailPayload } from "./channels/email";
 import type { NotifierConfig } from "./config";
 import { emailConfigured } from "./domain/email";
@@ -80,11 +80,7 @@ export function registerConsumers(rt: ServiceRuntime<NotifierConfig>): void {
     name: "notifier.rooms",
     stream: "ROOMS",
     deliverPolicy: "all",
-    handlers: {
-      "room.created": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.updated": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, false, rt.clock())),
-      "room.deleted": async (tx, ev) => void (await roomCopy.apply(tx, ev.data, true, rt.clock())),
-    },
+    handlers: copyHandlers(roomCopy, rt.clock, roomCopySource.events),
   });
 
   rt.consume({

@@ -5,7 +5,7 @@ import {
   type DeliveryChannel,
   type DeliveryStatus,
   type MeetingState,
-  roomsOps,
+  roomCopySource,
   type RoomEvent,
 } from "@scribe/contracts";
 import { defineEntityCopy, type Db, type Sql } from "@scribe/kit";
@@ -18,7 +18,7 @@ export const WORK_CHANNEL = "notifier_work";
 // ---- copies -------------------------------------------------------------------------------------
 
 /** The rooms' webhook, team-chat and e-mail settings; a deleted room stays as a tombstone. */
-export const roomCopy = defineEntityCopy<RoomCopy, RoomEvent, typeof roomsOps.state>({
+export const roomCopy = defineEntityCopy<RoomCopy, RoomEvent, typeof roomCopySource.owner.op>({
   kind: "room",
   table: "room",
   columns: [
@@ -46,7 +46,7 @@ export const roomCopy = defineEntityCopy<RoomCopy, RoomEvent, typeof roomsOps.st
     version: room.version,
     deleted,
   }),
-  owner: { op: roomsOps.state, request: (field, value) => ({ [field]: value }), stateOf: (room) => room },
+  owner: roomCopySource.owner,
 });
 
 /** The room as the copy holds it, tombstone included (a delivery for a deleted room is cancelled). */

@@ -19,3 +19,16 @@ export const roomsOps = {
   /** The room's webhook secret, for other services only (the notifier signs with it). */
   webhookSecret: defineOp("rooms.webhook_secret", withCaller({ id: z.string() }), z.object({ webhook_secret: z.string().nullable() })),
 } as const;
+
+/**
+ * What every service keeping a copy of the rooms (kit `defineEntityCopy`, `copyHandlers`) needs from
+ * their owner: where to read a room through (by id or name), and which ROOMS events carry a room's state.
+ */
+export const roomCopySource = {
+  owner: {
+    op: roomsOps.state,
+    request: (field: string, value: string) => ({ [field]: value }),
+    stateOf: (room: RoomEvent | null) => room,
+  },
+  events: { live: ["room.created", "room.updated"], deleted: ["room.deleted"] },
+} as const;

@@ -6,8 +6,9 @@
 // handling a request honour read-your-writes (./versions.ts): a copy that is missing or older than
 // the request must see is read through from the owner over request/reply and stored; a copy that
 // is current costs nothing more than the local query.
-import type { RpcOp } from "@scribe/contracts";
+import type { EventType, RpcOp, ScribeEvent } from "@scribe/contracts";
 import type { z } from "zod";
+import type { EventHandlers } from "../bus/consumer";
 import type { Db, Tx } from "../db";
 import { isAppError } from "../errors";
 import { askOwner, requiredVersion } from "./versions";
@@ -150,4 +151,26 @@ export function defineEntityCopy<Row extends CopyRow, State, O extends RpcOp>(
   };
 
   return { apply, find: find as EntityCopy<Row, State>["find"], findLocal };
+}
+
+/** The event types whose data is a whole state of the copied entity. */
+type StateEventType<State> = { [T in EventType]: ScribeEvent<T>["data"] extends State ? T : never }[EventType];
+
+/**
+ * A consumer's handlers that keep a copy: each listed event's data applied as the entity's state,
+ * live or deleted, at the time of application (the consumer's clock).
+ */
+export function copyHandlers<Row extends CopyRow, State>(
+  copy: EntityCopy<Row, State>,
+  clock: () => Date,
+  events: { live: readonly StateEventType<State>[]; deleted: readonly StateEventType<State>[] },
+): EventHandlers {
+  const handlers: Record<string, (tx: Tx, ev: { data: unknown }) => Promise<void>> = {};
+  for (const [types, deleted] of [
+    [events.live, false],
+    [events.deleted, true],
+  ] as const) {
+    for (const type of types) handlers[type] = async (tx, ev) => void (await copy.apply(tx, ev.data as State, deleted, clock()));
+  }
+  return handlers as EventHandlers;
 }
