@@ -1,7 +1,7 @@
 // The notifier's pure rules: retry schedules, webhook bytes and signatures, e-mail and chat content,
 // and who is notified after processing.
 import { createHmac } from "node:crypto";
-import type { TranscriptState } from "@scribe/contracts";
+import { completedWebvtt, topicsToWebvtt, wordsToWebvtt, type TranscriptState, type Word } from "@scribe/contracts";
 import { describe, expect, it } from "vitest";
 import { emailHtml, emailSubject, emailText, recipientsAfterProcessing } from "../src/domain/email";
 import { planCompletion, type MeetingCopy, type RoomCopy } from "../src/domain/notifications";
@@ -139,6 +139,42 @@ describe("retry schedule", () => {
 
 describe("webhook payload", () => {
   const now = new Date("2026-11-21T10:00:00.123Z");
+
+  it("is the same, byte for byte, from a completion as v1 (the WebVTT twice) and v2 (once, topics as parts of it) carry it", () => {
+    const w = (text: string, start: number, speaker: number): Word => ({ text, start, end: start + 0.4, speaker });
+    // The first speaker runs on across the boundary: the topics' WebVTT is cut where the transcript's is not.
+    const words = [
+      [w("Hello", 0, 0), w(" all,", 1, 0), w(" welcome", 2, 0)],
+      [w(" to", 3, 0), w(" the", 4, 0), w(" review.", 5, 0), w(" Thanks.", 6, 1)],
+      [],
+    ];
+    const meta = (i: number) => ({ id: `x${i}`, title: `T${i}`, summary: "S", timestamp: i * 3, duration: i === 2 ? null : 3 });
+    const t = transcript({ webvtt: topicsToWebvtt(words.map((ws) => ({ words: ws }))) });
+    const v1 = { ...completed(t), topics: words.map((ws, i) => ({ ...meta(i), webvtt: wordsToWebvtt(ws) })) };
+    const { webvtt: _once, ...state } = t;
+    const packed = completedWebvtt(
+      t.webvtt,
+      words.map((ws) => ({ words: ws })),
+    );
+    const v2 = {
+      ...completed(),
+      transcript: state,
+      webvtt_gzip: packed.webvtt_gzip,
+      topics: words.map((_ws, i) => ({ ...meta(i), webvtt_parts: packed.topicParts[i] })),
+    };
+    expect(JSON.stringify(v2).length).toBeLessThan(JSON.stringify(v1).length);
+    const body = (c: Parameters<typeof planCompletion>[0]) =>
+      completedBody(
+        JSON.parse(JSON.stringify(planCompletion(c, room({ zulip_auto_post: true, zulip_stream: "s" }), meeting(), settings).webhook)),
+        "e",
+        now,
+      );
+    expect(body(v2)).toBe(body(v1));
+    expect(JSON.parse(body(v2)).transcript.topics[1].webvtt).toBe(wordsToWebvtt(words[1]!));
+    expect(planCompletion(v2, room({ zulip_auto_post: true, zulip_stream: "s" }), null, settings).zulip).toEqual(
+      planCompletion(v1, room({ zulip_auto_post: true, zulip_stream: "s" }), null, settings).zulip,
+    );
+  });
 
   it("is compact JSON in the reference's field order, with this attempt's event id and time", () => {
     const plan = planCompletion(completed(), room(), meeting(), settings);

@@ -1,7 +1,7 @@
 // The read model's fold (services/projection/src/domain/fold.ts): the pure rules, then the SQL of
 // store.ts checked against them on a real database, for a transcript's history applied in order,
 // reversed, shuffled and redelivered.
-import { makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
+import { gzipText, makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
 import { sampleTranscriptState } from "@scribe/contracts/testing";
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
@@ -46,8 +46,19 @@ type Wire = ScribeEvent & TranscriptFoldEvent;
 const ev = (type: TranscriptFoldEvent["type"], data: unknown, at: number): Wire =>
   makeEvent(type, data as never, { source: SOURCE, time: new Date(Date.parse(T0) + at * 1000) }).event as Wire;
 
-/** A transcript's life as the write side announces it: created, processed twice (a reprocess clears), completed. */
-function history(id: string, destroyed: boolean): Wire[] {
+/** transcript.completed's data: v1 carried the WebVTT in the state, v2 leaves it out of it (carried compressed). */
+function completion(s: TranscriptState, version: 1 | 2): unknown {
+  const common = { topics: [], run_id: "r", completed_at: T0 };
+  return version === 1
+    ? { transcript: s, ...common }
+    : { transcript: webvttUnchanged(s), webvtt_gzip: s.webvtt && gzipText(s.webvtt), ...common };
+}
+
+/**
+ * A transcript's life as the write side announces it: created, processed twice (a reprocess clears),
+ * completed (as v1 or v2 announce it: the stream keeps the old events).
+ */
+function history(id: string, destroyed: boolean, completedVersion: 1 | 2 = 2): Wire[] {
   const events: Wire[] = [
     ev("transcript.created", stateOf(id, 1), 1),
     ev("transcript.topics.cleared", { transcript_id: id, version: 2 }, 2),
@@ -59,12 +70,7 @@ function history(id: string, destroyed: boolean): Wire[] {
     ev("transcript.updated", stateOf(id, 8, { title: "Weekly", webvtt: "WEBVTT\n\ntwo" }), 8),
     ev(
       "transcript.completed",
-      {
-        transcript: stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }),
-        topics: [],
-        run_id: "r",
-        completed_at: T0,
-      },
+      completion(stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }), completedVersion),
       9,
     ),
     // A speaker assigned (the topics' words changed: a new WebVTT), then a rename that leaves it out.
@@ -131,6 +137,24 @@ describe("the fold, pure", () => {
       [left, carried, created],
     ]) {
       expect(foldAll(order)).toMatchObject({ state_version: 3, webvtt_version: 2, state: { title: "renamed", webvtt: "WEBVTT\n\nnew" } });
+    }
+  });
+  it("transcript.completed v2 keeps the WebVTT of the state that carried it; v1 carried it", () => {
+    const created = ev("transcript.created", stateOf(id, 1, { webvtt: "WEBVTT\n\nold" }), 1);
+    const carried = ev("transcript.updated", stateOf(id, 2, { webvtt: "WEBVTT\n\nnew" }), 2);
+    const ended = stateOf(id, 3, { status: "ended", webvtt: "WEBVTT\n\nnew" });
+    for (const version of [1, 2] as const) {
+      const completed = ev("transcript.completed", completion(ended, version), 3);
+      for (const order of [
+        [created, carried, completed],
+        [completed, carried, created],
+        [created, completed, carried],
+      ])
+        expect(foldAll(order)).toMatchObject({
+          state_version: 3,
+          webvtt_version: version === 1 ? 3 : 2,
+          state: { status: "ended", webvtt: "WEBVTT\n\nnew" },
+        });
     }
   });
   it("a topic event before its transcript is not known yet (retried), one behind the last clear is stale", () => {
@@ -241,15 +265,17 @@ describe("the SQL path agrees with the fold", () => {
   ];
   for (const destroyed of [false, true]) {
     for (const [name, order] of orders) {
-      it(`${destroyed ? "destroyed" : "completed"} transcript, events ${name}: the rows match the fold's`, async () => {
-        const id = `${destroyed ? "d" : "c"}-${name.replace(/\s/g, "-")}`;
-        const events = order(history(id, destroyed));
-        await applyAll(events);
-        const folded = foldAll(events)!;
-        expect(await rowOf(id)).toEqual(expected(folded));
-        // …and every order converges on what the events in order give.
-        expect(observable(folded)).toEqual(observable(foldAll(history(id, destroyed))));
-      });
+      for (const completedVersion of [1, 2] as const) {
+        it(`${destroyed ? "destroyed" : "completed"} transcript (completion v${completedVersion}), events ${name}: the rows match the fold's`, async () => {
+          const id = `${destroyed ? "d" : "c"}${completedVersion}-${name.replace(/\s/g, "-")}`;
+          const events = order(history(id, destroyed, completedVersion));
+          await applyAll(events);
+          const folded = foldAll(events)!;
+          expect(await rowOf(id)).toEqual(expected(folded));
+          // …and every order converges on what the events in order give.
+          expect(observable(folded)).toEqual(observable(foldAll(history(id, destroyed, completedVersion))));
+        });
+      }
     }
   }
 });

@@ -1,10 +1,19 @@
 // The transcript decider (services/transcription/src/domain/decider.ts) as given/when/then: the
 // events that happened, the command, the events it decides (or its refusal). No database.
-import { RecordingReady, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
+import {
+  RecordingReady,
+  TranscriptCompleted,
+  completedTexts,
+  gunzipText,
+  wordsToWebvtt,
+  type TopicRecord,
+  type TranscriptState,
+  type TranscriptUpdated,
+} from "@scribe/contracts";
 import { evolveAll } from "@scribe/kit";
 import { deciderSpec } from "@scribe/kit/testing";
 import { describe, expect, it } from "vitest";
-import { completedTopics, loads, transcriptDecider, type TranscriptCommand, type TranscriptEvent } from "../src/domain/decider";
+import { loads, transcriptDecider, type TranscriptCommand, type TranscriptEvent } from "../src/domain/decider";
 import { RuleError, newAggregate, type LateCall, type RefusalKind } from "../src/domain/transcript";
 
 const { given } = deciderSpec(transcriptDecider, (produced, expected) => expect(produced).toEqual(expected));
@@ -313,9 +322,9 @@ describe("pipeline runs", () => {
       .when({ type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "W" } })
       .then([]);
   });
-  it("completes once per run: ended, transcript.completed with the topics' WebVTT, then STATUS", () => {
-    const before = withTopics([T1]);
-    const s = stateAfter(before);
+  it("completes once per run: ended, transcript.completed with the WebVTT once and the topics' as parts of it, then STATUS", () => {
+    const before = withTopics([T1, T2]);
+    const { webvtt, ...s } = stateAfter(before);
     const events = given(before)
       .when({ type: "complete", run_id: RUN, now })
       .then([
@@ -323,13 +332,31 @@ describe("pipeline runs", () => {
           type: "transcript.completed",
           data: {
             transcript: { ...s, status: "ended", error: null, version: s.version + 1, updated_at: at },
-            topics: completedTopics([T1]),
+            webvtt_gzip: expect.any(String),
+            topics: [T1, T2].map((t) => ({
+              id: t.id,
+              title: t.title,
+              summary: t.summary,
+              timestamp: t.timestamp,
+              duration: t.duration,
+              webvtt_parts: expect.any(Array),
+            })),
             run_id: RUN,
             completed_at: at,
           },
         },
         statusEntry("ended", s.version + 1),
       ]);
+    const data = TranscriptCompleted.parse(events[0]!.data);
+    expect(gunzipText(data.webvtt_gzip!)).toBe(webvtt);
+    // Each topic's cues are the transcript's (a speaker change between them): ranges only, no text.
+    for (const t of data.topics) expect(t.webvtt_parts!.every((p) => typeof p !== "string")).toBe(true);
+    // What the webhook gets is what v1 carried: the stored WebVTT, each topic's own.
+    expect(completedTexts(data)).toEqual({
+      webvtt,
+      topics: [T1, T2].map((t) => expect.objectContaining({ webvtt: wordsToWebvtt(t.words) })),
+    });
+    expect(stateAfter([...before, ...events])).toMatchObject({ status: "ended", webvtt });
     given([...before, ...events])
       .when({ type: "complete", run_id: RUN, now })
       .then([]);

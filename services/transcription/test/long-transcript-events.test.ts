@@ -1,8 +1,17 @@
-// A 60-minute transcript's changes on the real bus (issue 20): every event the outbox relay
+// Long transcripts' changes on the real bus (issue 20): every event the outbox relay
 // publishes fits NATS's max payload, a change of a field does not resend the transcript (its WebVTT),
-// and an ingester that reads the TRANSCRIPTS stream alone rebuilds the transcript exactly as stored.
+// and an ingester that reads the TRANSCRIPTS stream alone rebuilds the transcript exactly as stored;
+// the completion of two hours of the densest speech is one event far under the limit.
 import { randomUUID } from "node:crypto";
-import { parseEvent, topicsToWebvtt, type ScribeEvent, type TopicRecord, type TranscriptState } from "@scribe/contracts";
+import {
+  completedTexts,
+  parseEvent,
+  topicsToWebvtt,
+  wordsToWebvtt,
+  type ScribeEvent,
+  type TopicRecord,
+  type TranscriptState,
+} from "@scribe/contracts";
 import {
   connectBus,
   connectDb,
@@ -81,12 +90,17 @@ function rebuild(events: readonly ScribeEvent[]): { state: TranscriptState; topi
   return { state: state!, topics };
 }
 
-describe("a 60-minute transcript on the bus", () => {
+/** A new transcript whose current run is RUN (the pipelines' port writes for it). */
+async function transcriptInRun(): Promise<string> {
+  const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "alice", name: "long", source_kind: "file" });
+  await sql.begin((tx) => persistNew(tx, a, new Date()));
+  await sql`update transcript set current_run_id = ${RUN} where id = ${a.state.id}`;
+  return a.state.id;
+}
+
+describe("long transcripts on the bus", () => {
   it("publishes every change under the max payload, a field's change without the WebVTT, and rebuilds exactly", async () => {
-    const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "alice", name: "long", source_kind: "file" });
-    const id = a.state.id;
-    await sql.begin((tx) => persistNew(tx, a, new Date()));
-    await sql`update transcript set current_run_id = ${RUN} where id = ${id}`;
+    const id = await transcriptInRun();
     const port = new DbTranscriptPort(sql, log);
 
     const topics = topicsOfMeeting(60);
@@ -125,5 +139,23 @@ describe("a 60-minute transcript on the bus", () => {
       status: "ended",
       webvtt: topicsToWebvtt(corrected),
     });
+  });
+
+  it("completes a 120-minute transcript with one event well under the max payload, its WebVTTs exactly as stored", async () => {
+    const id = await transcriptInRun();
+    const port = new DbTranscriptPort(sql, log);
+    const topics = topicsOfMeeting(120);
+    expect(await port.replaceTopics(id, RUN, topics)).toBe(true);
+    expect(await port.complete(id, RUN)).toBe(true);
+
+    const completed = (await publishedOf(id)).filter((p) => p.event.type === "transcript.completed");
+    expect(completed).toHaveLength(1);
+    // v1 carried the WebVTT twice (the transcript's, each topic's): about 2 MB here, refused by the server.
+    expect(completed[0]!.bytes).toBeLessThan(bus.nc.info!.max_payload / 4);
+    const event = completed[0]!.event as ScribeEvent<"transcript.completed">;
+    const texts = completedTexts(event.data);
+    expect(texts.webvtt).toBe((await loadTranscript(sql, id))!.state.webvtt);
+    expect(texts.webvtt).toBe(topicsToWebvtt(topics));
+    expect(texts.topics.map((t) => t.webvtt)).toEqual(topics.map((t) => wordsToWebvtt(t.words)));
   });
 });

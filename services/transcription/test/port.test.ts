@@ -1,7 +1,7 @@
 // DbTranscriptPort against a real database: one transaction per call, versions, the events it
 // leaves in the outbox, idempotence (a repeated call emits nothing) and the stale-run guard.
 import { randomUUID } from "node:crypto";
-import type { TopicRecord } from "@scribe/contracts";
+import { TranscriptCompleted, completedTexts, type TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
@@ -106,8 +106,8 @@ describe("DbTranscriptPort", () => {
     });
   });
 
-  it("puts the stored WebVTT, which it does not read, in the completion exactly as JSON.stringify would write it", async () => {
-    // Quotes, backslashes, control characters, non-ASCII, emoji and line separators: to_json must encode as JSON.stringify.
+  it("carries the stored WebVTT, which a write does not read, in the completion exactly", async () => {
+    // Quotes, backslashes, control characters, non-ASCII, emoji and line separators: read for the completion, compressed, as stored.
     const webvtt = 'WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<v "Zoë" \\ 1>\t\u0001\u001f\u007f\u2028 naïve 👋 </v>';
     await sql.begin(async (tx) =>
       saveTranscript(tx, { ...(await loadTranscript(tx, id))!, state: { ...(await loadTranscript(tx, id))!.state, webvtt } }),
@@ -116,9 +116,10 @@ describe("DbTranscriptPort", () => {
     expect(await port.complete(id, RUN)).toBe(true);
     const payloads = (await sql<{ payload: string }[]>`delete from outbox returning seq, payload`).map((r) => r.payload);
     expect(payloads).toHaveLength(3);
-    expect(payloads[1]).toContain(`"webvtt":${JSON.stringify(webvtt)}`);
     const [updated, completed] = payloads.map((p) => JSON.parse(p) as Emitted);
-    expect(completed!.data).toMatchObject({ transcript: { status: "ended", webvtt } });
+    expect(completed!.data).toMatchObject({ transcript: { status: "ended" } });
+    expect(completed!.data.transcript).not.toHaveProperty("webvtt");
+    expect(completedTexts(TranscriptCompleted.parse(completed!.data)).webvtt).toBe(webvtt);
     expect((await loadTranscript(sql, id))!.state.webvtt).toBe(webvtt);
     // A change that leaves the WebVTT as it was does not carry it (TranscriptUpdated).
     expect(updated!.data).toMatchObject({ title: "Weekly" });
@@ -188,11 +189,11 @@ describe("DbTranscriptPort", () => {
     expect(await port.complete(id, RUN)).toBe(true);
     const es = await drained();
     expect(types(es)).toEqual(["transcript.completed", "transcript.event.appended"]);
-    expect(es[0]!.data).toMatchObject({
-      run_id: RUN,
-      transcript: { status: "ended" },
-      topics: [{ webvtt: expect.stringContaining("Hello") }],
-    });
+    expect(es[0]!.data).toMatchObject({ run_id: RUN, transcript: { status: "ended" } });
+    // The WebVTT the port did not read for the write (store.ts) is read for the completion, which carries it.
+    const stored = (await loadTranscript(sql, id))!.state.webvtt;
+    expect(stored).toContain("Hello");
+    expect(completedTexts(TranscriptCompleted.parse(es[0]!.data))).toMatchObject({ webvtt: stored, topics: [{ webvtt: stored }] });
     expect(await port.complete(id, RUN)).toBe(true);
     expect(await drained()).toEqual([]);
   });

@@ -3,7 +3,8 @@
 //
 // Size: topics travel one per event (their words can be large) so no message nears NATS's
 // 1 MB default max_payload; `transcript.updated` carries everything else, but the WebVTT only in
-// the change that changed it (a long transcript's WebVTT is hundreds of kilobytes).
+// the change that changed it (a long transcript's WebVTT is hundreds of kilobytes), and
+// `transcript.completed` carries it once, compressed, its topics' WebVTT as parts of it.
 import { z } from "@hono/zod-openapi";
 import { defineEvent } from "../common/event-def";
 import { ShareMode, SourceKind, TranscriptStatus } from "../common/enums";
@@ -94,7 +95,7 @@ export const TranscriptUpdated = TranscriptState.extend({
     .nullable()
     .optional()
     .describe(
-      "Present (string or null) only when this change changed the WebVTT; absent: unchanged. A reader keeps the WebVTT of the highest version that carried one (transcript.created and transcript.completed always carry it).",
+      "Present (string or null) only when this change changed the WebVTT; absent: unchanged. A reader keeps the WebVTT of the highest version that carried one (transcript.created always carries it; transcript.completed v1 did, v2 carries it apart, compressed).",
     ),
 });
 export type TranscriptUpdated = z.infer<typeof TranscriptUpdated>;
@@ -109,18 +110,48 @@ export const TopicUpserted = z.object({
 });
 export const TopicsCleared = z.object({ transcript_id: z.string(), version: z.number().int().min(1) });
 
-/** A topic as the webhook sends it: no words, its own WebVTT instead (behaviour §3.5). */
+/**
+ * A part of a topic's WebVTT in transcript.completed v2: text as it is, or `[from, to]`: the
+ * transcript's WebVTT from `from` to `to` (UTF-16 code units, as JavaScript's String.slice; end excluded).
+ */
+export const WebvttPart = z.union([z.string(), z.tuple([z.number().int().min(0), z.number().int().min(0)])]);
+export type WebvttPart = z.infer<typeof WebvttPart>;
+
+/**
+ * A topic as the webhook sends it: no words, its own WebVTT instead (behaviour §3.5). v1 carried
+ * that WebVTT as `webvtt`; v2 as `webvtt_parts`, mostly ranges of the transcript's WebVTT (see
+ * completed-webvtt.ts: `completedTexts` reads both).
+ */
 export const CompletedTopic = z.object({
   id: z.string(),
   title: z.string(),
   summary: z.string(),
   timestamp: z.number(),
   duration: z.number().nullable(),
-  webvtt: z.string(),
+  webvtt: z.string().optional().describe("v1 only: the topic's WebVTT."),
+  webvtt_parts: z
+    .array(WebvttPart)
+    .optional()
+    .describe(
+      "v2: the topic's WebVTT is its parts joined in order: a string as it is, [from, to] the transcript's WebVTT (`webvtt_gzip` unpacked) from `from` to `to` in UTF-16 code units, end excluded.",
+    ),
 });
 
 export const TranscriptCompleted = z.object({
-  transcript: TranscriptState,
+  transcript: TranscriptState.extend({
+    webvtt: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "v1: the WebVTT. v2 leaves it out (a completion does not change it: a reader keeps the one it has, as when transcript.updated leaves it out) and carries it in `webvtt_gzip`.",
+      ),
+  }),
+  webvtt_gzip: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("v2: the transcript's WebVTT, gzip (RFC 1952) of its UTF-8, in base64; null: the transcript has none. Absent in v1."),
   topics: z.array(CompletedTopic),
   /** The workflow run that completed; a reprocessing run completes again with a new event. */
   run_id: z.string(),
@@ -205,7 +236,7 @@ export const transcriptEvents = [
   defineEvent({
     type: "transcript.completed",
     stream: "TRANSCRIPTS",
-    version: 1,
+    version: 2,
     data: TranscriptCompleted,
     aggregateId: (d) => d.transcript.id,
   }),

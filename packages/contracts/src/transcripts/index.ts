@@ -1,5 +1,6 @@
-// Transcripts: API schemas, transcript and retention events, access rules, rendering, storage keys,
-// the transcription service's operations and the read model's (projection) operations.
+// Transcripts: API schemas, transcript and retention events (and transcript.completed's WebVTT),
+// access rules, rendering, storage keys, the transcription service's operations and the read
+// model's (projection) operations.
 export * from "./api";
 export * from "./events";
 export * from "./retention-events";
@@ -10,3 +11,4 @@ export * from "./rpc";
 export * from "./read-model-rpc";
 export * from "./document-tag";
 export * from "./live";
+export * from "./completed-webvtt";

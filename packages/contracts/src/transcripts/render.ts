@@ -138,18 +138,32 @@ export interface Cue {
   text: string;
 }
 
-/** `WEBVTT`, then per cue a blank line, the timing line and the text; trailing newline. */
+const WEBVTT_HEADER = "WEBVTT\n";
+
+/** One cue as a document holds it: a blank line, the timing line and the text, trailing newline. */
+function cueBlock(c: Cue): string {
+  return `\n${formatVttTime(c.start)} --> ${formatVttTime(c.end)}\n${c.text}\n`;
+}
+
+/** `WEBVTT`, then the cues. */
 export function webvttDocument(cues: readonly Cue[]): string {
-  let out = "WEBVTT\n";
-  for (const c of cues) out += `\n${formatVttTime(c.start)} --> ${formatVttTime(c.end)}\n${c.text}\n`;
+  let out = WEBVTT_HEADER;
+  for (const c of cues) out += cueBlock(c);
   return out;
+}
+
+/**
+ * wordsToWebvtt in pieces: the header, then one piece per cue; joined they are wordsToWebvtt(words).
+ * transcript.completed finds a topic's pieces in the transcript's WebVTT (completed-webvtt.ts).
+ */
+export function wordsToWebvttPieces(words: readonly Word[]): string[] {
+  const cues = wordsToSegments(words).map((s) => cueBlock({ start: s.start, end: s.end, text: `<v Speaker${s.speaker}>${s.text.trim()}` }));
+  return [WEBVTT_HEADER, ...cues];
 }
 
 /** WebVTT of words with default segmentation and `<v Speaker<n>>` voices (the stored column's cues). */
 export function wordsToWebvtt(words: readonly Word[]): string {
-  return webvttDocument(
-    wordsToSegments(words).map((s) => ({ start: s.start, end: s.end, text: `<v Speaker${s.speaker}>${s.text.trim()}` })),
-  );
+  return wordsToWebvttPieces(words).join("");
 }
 
 export class WordsOutOfSequenceError extends Error {

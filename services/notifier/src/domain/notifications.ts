@@ -1,7 +1,13 @@
 // What a completed transcript sets off (behaviour-search-notify-auth §3.2, §4.6, §5.4): the room's
 // webhook, its team-chat report, the e-mails to the meeting's recipients and the room's address,
 // and whether the transcript must become public. Pure: the notifier's copies come in.
-import type { CalendarMetadata, EmailRecipient, TranscriptCompleted, WebhookPayloadBody } from "@scribe/contracts";
+import {
+  completedTexts,
+  type CalendarMetadata,
+  type EmailRecipient,
+  type TranscriptCompleted,
+  type WebhookPayloadBody,
+} from "@scribe/contracts";
 import type { z } from "zod";
 import { recipientsAfterProcessing, type PlannedRecipient } from "./email";
 import { calendarEventOf, webhookTranscript } from "./webhook";
@@ -46,6 +52,12 @@ export interface CompletionPlan {
 
 type Completed = z.infer<typeof TranscriptCompleted>;
 
+/** The webhook's transcript, with the WebVTTs as v1 carried them (unpacked only when a webhook goes). */
+function completedWebhookTranscript(completed: Completed, uiBaseUrl: string) {
+  const { webvtt, topics } = completedTexts(completed);
+  return webhookTranscript({ ...completed.transcript, webvtt }, topics, uiBaseUrl);
+}
+
 export function planCompletion(
   completed: Completed,
   room: RoomCopy | null,
@@ -58,7 +70,7 @@ export function planCompletion(
 
   const webhook: WebhookPayloadBody | null = liveRoom?.webhook_url
     ? {
-        transcript: webhookTranscript(t, completed.topics, settings.uiBaseUrl),
+        transcript: completedWebhookTranscript(completed, settings.uiBaseUrl),
         room: { id: liveRoom.id, name: liveRoom.name },
         calendar_event: calendarEventOf(liveMeeting?.calendar_event_id ?? null, liveMeeting?.calendar_metadata ?? null),
       }

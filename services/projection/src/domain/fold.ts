@@ -3,7 +3,7 @@
 // event (test/fold.test.ts checks the SQL against this fold on every order of an event history).
 //
 // Every rule is "newer version wins": full states by `state_version`, the WebVTT by `webvtt_version`
-// (transcript.updated carries it only when it changed), topics per position by their version behind
+// (transcript.updated carries it only when it changed, transcript.completed v2 never in its state), topics per position by their version behind
 // the last clear (`topics_reset_version`), and a destroyed transcript (a tombstone)
 // takes nothing more, so applying events twice or out of order converges to the same row.
 import type { TopicRecord, TranscriptState, TranscriptUpdated } from "@scribe/contracts";
@@ -32,7 +32,7 @@ export interface TranscriptRow {
 export type TranscriptFoldEvent =
   | { type: "transcript.created"; time: string; data: TranscriptState }
   | { type: "transcript.updated"; time: string; data: TranscriptUpdated }
-  | { type: "transcript.completed"; time: string; data: { transcript: TranscriptState } }
+  | { type: "transcript.completed"; time: string; data: { transcript: TranscriptUpdated } }
   | { type: "transcript.destroyed"; time: string; data: { transcript: TranscriptState } }
   | {
       type: "transcript.topic.upserted";

@@ -8,14 +8,15 @@
 // one has seen them all (and the projection drops topics older than a clear: the topics come after).
 import { isDeepStrictEqual } from "node:util";
 import {
+  completedWebvtt,
   topicsToWebvtt,
-  wordsToWebvtt,
   type PipelineEventName,
   type RecordingReady,
   type TopicRecord,
   type TranscriptState,
   type TranscriptUpdated,
   type UpdateTranscript,
+  type WebvttPart,
 } from "@scribe/contracts";
 import type { Decider } from "@scribe/kit";
 import { recordingFailed, recordingFlushed, recordingStarted } from "../live/domain/transitions";
@@ -63,7 +64,14 @@ export type TranscriptCommand =
   | { type: "handOverLiveRecording"; run_id: string; recording: RecordingReady; now: Date }
   | { type: "failLiveRecording"; run_id: string; reason: string; now: Date };
 
-type CompletedTopic = { id: string; title: string; summary: string; timestamp: number; duration: number | null; webvtt: string };
+type CompletedTopic = {
+  id: string;
+  title: string;
+  summary: string;
+  timestamp: number;
+  duration: number | null;
+  webvtt_parts: WebvttPart[];
+};
 
 /** Published on TRANSCRIPTS with exactly these data (the contracts' schemas). */
 export type PublishedEvent =
@@ -71,7 +79,10 @@ export type PublishedEvent =
   | { type: "transcript.updated"; data: TranscriptUpdated }
   | { type: "transcript.topics.cleared"; data: { transcript_id: string; version: number } }
   | { type: "transcript.topic.upserted"; data: { transcript_id: string; version: number; position: number; topic: TopicRecord } }
-  | { type: "transcript.completed"; data: { transcript: TranscriptState; topics: CompletedTopic[]; run_id: string; completed_at: string } }
+  | {
+      type: "transcript.completed";
+      data: { transcript: TranscriptUpdated; webvtt_gzip: string | null; topics: CompletedTopic[]; run_id: string; completed_at: string };
+    }
   | { type: "transcript.destroyed"; data: { transcript: TranscriptState; reason: "user" | "retention" } }
   | {
       type: "transcript.event.appended";
@@ -98,8 +109,12 @@ export type TranscriptEvent = PublishedEvent | InternalEvent;
 const INTERNAL: ReadonlySet<TranscriptEvent["type"]> = new Set(["recording.attached", "run.started"]);
 export const isPublished = (e: TranscriptEvent): e is PublishedEvent => !INTERNAL.has(e.type);
 
-/** What a command reads besides the state: long transcripts' topics and event logs are loaded only then. */
-export function loads(command: TranscriptCommand): { topics: boolean; events: boolean } {
+/**
+ * What a command reads besides the state: long transcripts' topics and event logs are loaded only
+ * then, and the WebVTT (which a write that does not change it leaves to the outbox, store.ts) only
+ * for a completion, which carries it compressed.
+ */
+export function loads(command: TranscriptCommand): { topics: boolean; events: boolean; webvtt?: true } {
   const topics = [
     "assignSpeaker",
     "mergeSpeakers",
@@ -109,7 +124,7 @@ export function loads(command: TranscriptCommand): { topics: boolean; events: bo
     "startLiveRecording",
     "handOverLiveRecording",
   ].includes(command.type);
-  return { topics, events: command.type === "appendEvent" };
+  return { topics, events: command.type === "appendEvent", ...(command.type === "complete" ? { webvtt: true as const } : {}) };
 }
 
 function loaded<T>(part: T[] | null, what: string): T[] {
@@ -117,16 +132,23 @@ function loaded<T>(part: T[] | null, what: string): T[] {
   return part;
 }
 
-/** The webhook's view of topics: no words, each with its own WebVTT. */
-export function completedTopics(topics: TopicRecord[]): CompletedTopic[] {
-  return topics.map((t) => ({
-    id: t.id,
-    title: t.title,
-    summary: t.summary,
-    timestamp: t.timestamp,
-    duration: t.duration,
-    webvtt: wordsToWebvtt(t.words),
-  }));
+/**
+ * transcript.completed v2's data besides the state: the WebVTT once (completed-webvtt.ts), the
+ * topics as the webhook sends them (no words), each with its WebVTT as parts of the transcript's.
+ */
+export function completedContent(webvtt: string | null, topics: TopicRecord[]): { webvtt_gzip: string | null; topics: CompletedTopic[] } {
+  const { webvtt_gzip, topicParts } = completedWebvtt(webvtt, topics);
+  return {
+    webvtt_gzip,
+    topics: topics.map((t, i) => ({
+      id: t.id,
+      title: t.title,
+      summary: t.summary,
+      timestamp: t.timestamp,
+      duration: t.duration,
+      webvtt_parts: topicParts[i]!,
+    })),
+  };
 }
 
 const sameState = (a: TranscriptState, b: TranscriptState) =>
@@ -335,7 +357,7 @@ function decideChange(command: TranscriptCommand, current: Aggregate | null): Tr
       onCurrentRun(a, command.run_id);
       if (a.completed_run_id === command.run_id) return [];
       const next: TranscriptState = { ...s, status: "ended", error: null };
-      const topics = completedTopics(loaded(a.topics, "topics"));
+      const content = completedContent(s.webvtt, loaded(a.topics, "topics"));
       const at = command.now.toISOString();
       const completion = changed(
         a,
@@ -343,9 +365,9 @@ function decideChange(command: TranscriptCommand, current: Aggregate | null): Tr
         { state: next },
         {
           always: true,
-          stateEvent: (transcript) => ({
+          stateEvent: ({ webvtt: _carriedCompressed, ...transcript }) => ({
             type: "transcript.completed",
-            data: { transcript, topics, run_id: command.run_id, completed_at: at },
+            data: { transcript, ...content, run_id: command.run_id, completed_at: at },
           }),
         },
       );
@@ -409,7 +431,7 @@ export function evolve(current: Aggregate | null, event: TranscriptEvent): Aggre
     case "transcript.updated":
       return { ...a, state: { ...event.data, webvtt: event.data.webvtt === undefined ? a.state.webvtt : event.data.webvtt } };
     case "transcript.completed":
-      return { ...a, state: event.data.transcript, completed_run_id: event.data.run_id };
+      return { ...a, state: { ...event.data.transcript, webvtt: a.state.webvtt }, completed_run_id: event.data.run_id };
     // A topic change without a state change (a retitled topic) still moves the version on.
     case "transcript.topics.cleared":
       return { ...a, state: { ...a.state, version: event.data.version }, topics: [] };

@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { transcriptKeys } from "@scribe/contracts";
+import { completedWebvtt, textOfParts, topicsToWebvtt, transcriptKeys, wordsToWebvtt } from "@scribe/contracts";
 import { probe, uploadFile } from "@scribe/media";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MeetingFixture } from "@scribe/simulators";
@@ -57,6 +57,12 @@ describe("file pipeline", () => {
       const words = topics.flatMap((x) => x.words);
       expect(words.length).toBeGreaterThan(fx.truth.words.length * 0.6);
       for (const w of words) expect(Number.isInteger(w.speaker)).toBe(true);
+      // transcript.completed v2 carries the WebVTT once: each topic's own WebVTT, rebuilt from parts of the
+      // transcript's, is exactly what v1 carried, on what a real pipeline cut into topics.
+      const webvtt = topicsToWebvtt(topics);
+      const { topicParts } = completedWebvtt(webvtt, topics);
+      expect(topicParts.map((parts) => textOfParts(parts, webvtt))).toEqual(topics.map((x) => wordsToWebvtt(x.words)));
+
       const text = env.port.eventsOf(id, "TRANSCRIPT");
       expect(text).toHaveLength(1);
       expect(text[0]!.text).toBe(words.map((w) => w.text).join(""));
