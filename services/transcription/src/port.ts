@@ -1,6 +1,6 @@
 // The pipelines' way to write the transcript (pipelines/port.ts): one transaction per call in two
-// round trips (readThenWrite), the row locked (with only the parts the call reads; never the WebVTT,
-// which the outbox takes from the row), the decider decides, `execute` writes. A call of a run
+// round trips (readThenWrite), the row locked (with only the parts the call reads: the WebVTT only
+// for the completion, which carries it), the decider decides, `execute` writes. A call of a run
 // that is not the transcript's current run changes nothing and gets false (the decider refuses it as
 // stale), so does a failure reported after the transcript ended; an unchanged value decides nothing.
 import type { PipelineEventName, TopicRecord, TranscriptState } from "@scribe/contracts";
