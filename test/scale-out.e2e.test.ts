@@ -3,8 +3,10 @@
 // Twenty uploads and two recorded meetings in rooms with webhooks are processed at once; mid-way
 // the replica running a speech-to-text step is killed (one replica of every service), then the
 // NATS node the surviving transcription replica is connected to, both with SIGKILL, and rooms keep
-// being created and changed. Every transcript still ends exactly once, each room transcript's
-// webhook is delivered once, nothing is dead-lettered, and the read model equals the write side.
+// being created and changed; then the NATS node starts again on its data while the work goes on.
+// Every transcript still ends exactly once, each room transcript's webhook is delivered once, nothing
+// is dead-lettered, the read model equals the write side, and the restarted node caught up: every
+// stream's three copies current, its own copy holding what the leader holds.
 // Each replica's log goes to a file, kept (and its folder printed) when the test fails.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -197,9 +199,36 @@ async function replicaRunningSpeechToText(): Promise<Replica | null> {
   return replicas.find((r) => pids.has(r.child.pid!)) ?? null;
 }
 
+/**
+ * What keeps our streams from being whole again after `restarted` came back: a stream without its
+ * three copies, a copy offline, not current or lagging, or the restarted node's own copy (its /jsz)
+ * not holding what the leader holds. Empty: caught up.
+ */
+async function copiesBehind(restarted: string): Promise<string[]> {
+  const streams = (await bus.jsm.streams.list().next()).filter((s) => s.config.name.includes(bus.stream("")));
+  const jsz = (await (await fetch(`${cluster.node(restarted).monitorUrl}/jsz?streams=true`)).json()) as {
+    account_details?: { stream_detail?: { name: string; state: { messages: number; last_seq: number } }[] }[];
+  };
+  const own = new Map((jsz.account_details ?? []).flatMap((a) => a.stream_detail ?? []).map((d) => [d.name, d.state]));
+  const behind: string[] = [];
+  for (const s of streams) {
+    const name = s.config.name;
+    const replicas = s.cluster?.replicas ?? [];
+    const holders = new Set([s.cluster?.leader, ...replicas.map((r) => r.name)]);
+    if (!holders.has(restarted) || holders.size !== 3) behind.push(`${name} is on ${[...holders].join(",")}`);
+    for (const r of replicas)
+      if (!r.current || r.offline || (r.lag ?? 0) > 0)
+        behind.push(`${name} on ${r.name}: current ${r.current}, offline ${r.offline}, lag ${r.lag}`);
+    const mine = own.get(name);
+    if (mine?.last_seq !== s.state.last_seq || mine.messages !== s.state.messages)
+      behind.push(`${name} on ${restarted}: ${JSON.stringify(mine)} of ${s.state.messages} messages up to ${s.state.last_seq}`);
+  }
+  return behind;
+}
+
 describe("two replicas of every service on a three-node NATS cluster", () => {
   it(
-    "processes every transcript exactly once through the loss of a NATS node and of one replica of each service",
+    "processes every transcript exactly once through the loss of a NATS node and of one replica of each service, and the node rejoins",
     async () => {
       // Every stream the services made keeps three copies.
       const streams = await bus.jsm.streams.list().next();
@@ -237,6 +266,9 @@ describe("two replicas of every service on a three-node NATS cluster", () => {
       await untilAvailable(() =>
         api.PATCH("/v1/rooms/{room_id}", { params: { path: { room_id: meetings[0]!.roomId } }, body: { name: renamed } }),
       );
+
+      // The lost NATS node starts again on its data while transcripts are still being processed.
+      await cluster.restart(natsNode!);
 
       // Every transcript ends (none in error).
       for (const id of all) {
@@ -312,6 +344,16 @@ describe("two replicas of every service on a three-node NATS cluster", () => {
       await roomReachedMeetings(late.name);
       const room = await ok(api.GET("/v1/rooms/{room_id}", { params: { path: { room_id: meetings[0]!.roomId } } }));
       expect(room.name).toBe(renamed);
+
+      // The restarted node caught up: every stream's three copies are current, its own as the leader's.
+      await eventually(
+        async () => {
+          const behind = await copiesBehind(natsNode!);
+          if (behind.length) throw new Error(behind.join("; "));
+          return true;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, message: `NATS node ${natsNode} caught up` },
+      );
       passed = true;
     },
     READY_MS + SETTLED_MS,

@@ -11,6 +11,8 @@ export interface NatsClusterNode {
   name: string;
   /** `nats://127.0.0.1:<port>` of this node alone. */
   url: string;
+  /** `http://127.0.0.1:<port>` of its monitoring endpoints (`/jsz`: its own copies of the streams). */
+  monitorUrl: string;
   running: boolean;
 }
 
@@ -52,7 +54,7 @@ async function untilHealthy(node: NodeState, timeoutMs: number): Promise<void> {
   while (performance.now() < deadline) {
     if (!node.child || node.child.exitCode !== null) throw new Error(`nats-server ${node.name} exited at start`);
     try {
-      const res = await fetch(`http://127.0.0.1:${node.monitorPort}/healthz`);
+      const res = await fetch(`${node.monitorUrl}/healthz`);
       if (res.ok) return;
       last = await res.text();
     } catch (e) {
@@ -77,11 +79,15 @@ export async function startTestNatsCluster(opts: { size?: number; healthyWithinM
       monitorPort: await freePort(),
       storeDir: join(directory, `n${i}`),
       url: "",
+      monitorUrl: "",
       running: false,
       child: null,
     });
   }
-  for (const n of nodes) n.url = `nats://127.0.0.1:${n.clientPort}`;
+  for (const n of nodes) {
+    n.url = `nats://127.0.0.1:${n.clientPort}`;
+    n.monitorUrl = `http://127.0.0.1:${n.monitorPort}`;
+  }
   const routes = nodes.map((n) => `nats://127.0.0.1:${n.routePort}`).join(",");
 
   const launch = (n: NodeState) => {
@@ -141,7 +147,7 @@ export async function startTestNatsCluster(opts: { size?: number; healthyWithinM
         nodes
           .filter((n) => n.running)
           .map(async (n) => {
-            const res = await fetch(`http://127.0.0.1:${n.monitorPort}/connz?limit=10000`);
+            const res = await fetch(`${n.monitorUrl}/connz?limit=10000`);
             const { connections = [] } = (await res.json()) as { connections?: { name?: string }[] };
             return connections.some((c) => c.name === connectionName) ? [n.name] : [];
           }),
