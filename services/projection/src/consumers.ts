@@ -10,15 +10,23 @@ async function applyLive(tx: Tx, ev: ScribeEvent): Promise<void> {
   await applyEvent(tx, LIVE_TABLES, ev, { announce: true });
 }
 
-/** A batch as `applyLive` one event after another, in one round trip (see applyInOrder). */
+/**
+ * A batch as `applyLive` one event after another, in one round trip: the feed lock is sent first
+ * and the batch's statements right behind it (a transaction runs them in the order sent, so no row
+ * is written before the lock is held; see applyInOrder).
+ */
 const applyLiveBatch: BatchHandler = async (tx, events) => {
-  await takeFeedLock(tx);
-  await applyInOrder(
-    tx,
-    LIVE_TABLES,
-    events.map((e) => e.event),
-    { announce: true },
-  );
+  const [lock, applied] = await Promise.allSettled([
+    takeFeedLock(tx),
+    applyInOrder(
+      tx,
+      LIVE_TABLES,
+      events.map((e) => e.event),
+      { announce: true },
+    ),
+  ]);
+  if (lock.status === "rejected") throw lock.reason;
+  if (applied.status === "rejected") throw applied.reason;
 };
 
 /** Which events the read model folds, per stream (the rebuild reads the same streams). */

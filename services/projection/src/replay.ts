@@ -36,6 +36,8 @@ const SEQUENCE = "transcript_change_seq";
  * rows in the unlikely case the live writers used the whole gap).
  */
 export const REBUILD_SEQUENCE_GAP = 2 ** 32;
+/** Events per rebuild batch (one transaction each): larger than the live consumer's, a batch's fixed costs spread over more events. */
+const REBUILD_BATCH = 1000;
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 export interface RebuildProgress {
@@ -103,7 +105,7 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
         const total = bounds.messages === 0 ? 0 : bounds.last - bounds.first + 1;
         const t0 = performance.now();
         let done = 0;
-        for await (const batch of readStream(bus, stream, { toSeq: bounds.last, batchSize: opts.batchSize ?? 500 })) {
+        for await (const batch of readAhead(readStream(bus, stream, { toSeq: bounds.last, batchSize: opts.batchSize ?? REBUILD_BATCH }))) {
           await sql.begin((tx) => foldBatch(tx, stream, batch, failed));
           done += batch.length;
           events += batch.length;
@@ -135,6 +137,25 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
   }
 }
 
+/**
+ * The next batch is fetched while the current one is folded (the stream and the database then
+ * work at the same time instead of in turn).
+ */
+async function* readAhead<T>(batches: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = batches.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = batches.next();
+      yield current.value;
+    }
+  } finally {
+    // Stopped early (a failure): let the reader close its consumer once its pending fetch ends.
+    void next.then(() => batches.return(undefined)).catch(() => {});
+  }
+}
+
 /** Events per second since `since`, a performance.now() reading (elapsed time, not the wall clock). */
 function rate(n: number, since: number): number {
   const s = (performance.now() - since) / 1000;
@@ -151,7 +172,7 @@ async function createShadow(sql: Sql, gap: number): Promise<bigint> {
     for (const t of TABLES) {
       await tx.unsafe(`drop table if exists ${ident(t + NEXT)}; drop table if exists ${ident(t + OLD)}`);
       await tx.unsafe(
-        `create table ${ident(t + NEXT)} (like ${ident(t)} including defaults including constraints including generated including storage including comments)`,
+        `create table ${ident(t + NEXT)} (like ${ident(t)} including defaults including constraints including generated including storage including compression including comments)`,
       );
       const pks = await tx<{ conname: string; def: string }[]>`
         select conname, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = ${t}::regclass and contype = 'p'`;
@@ -245,7 +266,7 @@ async function swap(
     const t0 = performance.now();
     for (const stream of STREAMS) {
       const from = (snapshot.get(stream) ?? 0) + 1;
-      for await (const batch of readStream(bus, stream, { fromSeq: from, batchSize: opts.batchSize ?? 500 })) {
+      for await (const batch of readAhead(readStream(bus, stream, { fromSeq: from, batchSize: opts.batchSize ?? REBUILD_BATCH }))) {
         await foldBatch(tx, stream, batch, failed, true);
         caughtUp += batch.length;
         opts.onProgress?.({

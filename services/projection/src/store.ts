@@ -85,13 +85,12 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
   switch (ev.type) {
     case "transcript.created":
     case "transcript.updated":
-      return applyState(db, t, ev.data, opts);
     case "transcript.completed":
-      return applyState(db, t, ev.data.transcript, opts);
+      return appliedTo(stateOf(ev)!.id, await applyRun(db, t, [ev], opts));
     case "transcript.destroyed":
       return applyDestroyed(db, t, ev.data.transcript, ev.time, opts);
     case "transcript.topic.upserted":
-      return applyTopic(db, t, ev.data.transcript_id, ev.data.version, ev.data.position, ev.data.topic, opts);
+      return appliedTo(ev.data.transcript_id, await applyRun(db, t, [ev], opts));
     case "transcript.topics.cleared":
       return applyTopicsCleared(db, t, ev.data.transcript_id, ev.data.version, opts);
     case "room.created":
@@ -116,13 +115,28 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
 }
 
 /**
- * Apply `events` in order with the effect of `applyEvent` on each in turn, in one round trip: each
- * apply is one statement, created (and sent) as it is called, and a transaction's statements run in
- * the order sent, so they are sent pipelined. Waits for every statement, then throws the first
- * failure (the caller redoes the batch event by event to find the failing one).
+ * Apply `events` with the effect of `applyEvent` on each in turn, in one round trip and few
+ * statements: a run of states and topic upserts (what a transcript's processing sends) is one
+ * statement (`applyRun`) that writes each transcript's row once, however many of the run's events
+ * touch it; any other event (clears, destructions, rooms, recordings, meetings) ends the run and is
+ * applied alone, in its place. Statements are sent as they are created (a transaction runs them in
+ * the order sent), then every one is awaited and the first failure thrown (the caller redoes the
+ * batch event by event to find the failing one).
  */
 export async function applyInOrder(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<void> {
-  const outcomes = await Promise.allSettled(events.map((ev) => applyEvent(db, t, ev, opts)));
+  const sent: Promise<unknown>[] = [];
+  let run: ScribeEvent[] = [];
+  for (const ev of events) {
+    if (inRun(ev)) {
+      run.push(ev);
+      continue;
+    }
+    if (run.length > 0) sent.push(applyRun(db, t, run, opts));
+    run = [];
+    sent.push(applyEvent(db, t, ev, opts));
+  }
+  if (run.length > 0) sent.push(applyRun(db, t, run, opts));
+  const outcomes = await Promise.allSettled(sent);
   const failure = outcomes.find((o) => o.status === "rejected");
   if (failure) throw failure.reason;
 }
@@ -145,33 +159,9 @@ function stateColumns(s: TranscriptUpdated, t: ModelTables, db: Db) {
           room_name: db`(select name from ${db(t.room)} where id = ${s.room_id} and not deleted)`,
           room_shared: db`coalesce((select is_shared from ${db(t.room)} where id = ${s.room_id} and not deleted), false)`,
         };
-  return {
-    name: s.name,
-    status: s.status,
-    error: s.error,
-    locked: s.locked,
-    duration: s.duration,
-    created_at: s.created_at,
-    updated_at: s.updated_at,
-    title: s.title,
-    short_summary: s.short_summary,
-    long_summary: s.long_summary,
-    action_items: s.action_items === null ? null : db.json(s.action_items),
-    participants: db.json(s.participants),
-    source_language: s.source_language,
-    target_language: s.target_language,
-    reviewed: s.reviewed,
-    audio_location: s.audio_location,
-    audio_deleted: s.audio_deleted,
-    user_id: s.user_id,
-    share_mode: s.share_mode,
-    source_kind: s.source_kind,
-    meeting_id: s.meeting_id,
-    recording_id: s.recording_id,
-    room_id: s.room_id,
-    ...room,
-    deleted_at: s.deleted_at,
-  };
+  const cols: Record<string, unknown> = { ...room };
+  for (const c of STATE_COLUMNS) cols[c] = STATE_COLUMN_TYPES[c] === "jsonb" && s[c] !== null ? db.json(s[c]) : s[c];
+  return cols;
 }
 
 const webvttColumns = (webvtt: string | null) => ({ webvtt, webvtt_text: webvttPlainText(webvtt) });
@@ -187,42 +177,234 @@ function upsertState(db: Db, t: ModelTables, s: TranscriptUpdated, cols: Record<
     ${returningVersion(db, t, opts)}`;
 }
 
-/** `col = excluded.col` when the row's `rule` version is older than `version`, else the column as it is. */
-function takenWhenOlder(db: Db, table: string, rule: string, version: number, cols: string[]) {
+/** `col = excluded.col` when the row's `rule` version is older than the proposed row's, else the column as it is. */
+function takenWhenOlder(db: Db, table: string, rule: string, cols: readonly string[]) {
   const cur = db(table);
   return cols.map(
-    (c, i) =>
-      db`${i === 0 ? db`` : db`,`} ${db(c)} = case when ${cur}.${db(rule)} < ${version} then excluded.${db(c)} else ${cur}.${db(c)} end`,
+    (c) => db`${db(c)} = case when ${cur}.${db(rule)} < excluded.${db(rule)} then excluded.${db(c)} else ${cur}.${db(c)} end`,
   );
 }
 
+/** The state an event carries, for the events that carry a full state to apply (not a destruction). */
+function stateOf(ev: ScribeEvent): TranscriptUpdated | null {
+  switch (ev.type) {
+    case "transcript.created":
+    case "transcript.updated":
+      return ev.data;
+    case "transcript.completed":
+      return ev.data.transcript;
+    default:
+      return null;
+  }
+}
+
+/** The columns a state sets from its event's data, with their SQL types (the room's come from the room table). */
+const STATE_COLUMN_TYPES = {
+  name: "text",
+  status: "text",
+  error: "text",
+  locked: "boolean",
+  duration: "double precision",
+  created_at: "timestamptz",
+  updated_at: "timestamptz",
+  title: "text",
+  short_summary: "text",
+  long_summary: "text",
+  action_items: "jsonb",
+  participants: "jsonb",
+  source_language: "text",
+  target_language: "text",
+  reviewed: "boolean",
+  audio_location: "text",
+  audio_deleted: "boolean",
+  user_id: "text",
+  share_mode: "text",
+  source_kind: "text",
+  meeting_id: "text",
+  recording_id: "text",
+  room_id: "text",
+  deleted_at: "timestamptz",
+} as const satisfies Partial<Record<keyof TranscriptState, string>>;
+const STATE_COLUMNS = Object.keys(STATE_COLUMN_TYPES) as (keyof typeof STATE_COLUMN_TYPES)[];
+const WEBVTT_COLUMNS = ["webvtt", "webvtt_text", "webvtt_version"];
+/** The record a folded state travels as (one element of the statement's JSON array). */
+const STATE_RECORD = [
+  "id text",
+  "version integer",
+  ...STATE_COLUMNS.map((c) => `${c} ${STATE_COLUMN_TYPES[c]}`),
+  "webvtt text",
+  "webvtt_text text",
+  "webvtt_version integer",
+].join(", ");
 /**
- * The state by `state_version` and (when the event carries it) the WebVTT by `webvtt_version`, in
- * one statement: a state that arrives after a newer one that left the WebVTT out still brings its
- * WebVTT. One statement, so one row version, and the row is locked after the feed lock (the insert
- * trigger takes it first) even when the caller holds no transaction: two statements on two pooled
- * connections deadlocked, the update locking the row before its trigger waited for the feed lock.
+ * Constant column names as a list, optionally qualified (the `db(names)` helper renders by the
+ * keyword before it: after `insert` it would add `values`).
  */
-async function applyState(db: Db, t: ModelTables, s: TranscriptUpdated, opts: ApplyOptions): Promise<Applied | null> {
-  const carried = s.webvtt === undefined ? null : webvttColumns(s.webvtt);
-  const cols: Record<string, unknown> = stateColumns(s, t, db);
-  const cur = db(t.transcript);
-  const row: Record<string, unknown> = {
-    id: s.id,
-    version: s.version,
-    state_version: s.version,
-    ...cols,
-    ...(carried ? { ...carried, webvtt_version: s.version } : {}),
+function columnList(db: Db, names: readonly string[], qualifier?: string) {
+  return db.unsafe(names.map((c) => (qualifier ? `${qualifier}."${c}"` : `"${c}"`)).join(", "));
+}
+/** A statement's JSON payload stays under this many characters (WebVTTs run to ~0.5 MB each): more rows go in another statement. */
+const STATEMENT_PAYLOAD_CHARS = 16 * 1024 * 1024;
+
+/** Events a run folds into one statement: full states (not a destruction) and topic upserts. */
+function inRun(ev: ScribeEvent): boolean {
+  return stateOf(ev) !== null || ev.type === "transcript.topic.upserted";
+}
+
+/** What a run brings one transcript: its newest state, the newest WebVTT carried (with its version), per position the newest topic. */
+interface RunFold {
+  state: TranscriptUpdated | null;
+  webvtt: { version: number; webvtt: string | null } | null;
+  topics: Map<number, { version: number; topic: TopicRecord }>;
+}
+
+/** Per transcript; of equal versions the first is kept, as applying them in turn keeps it. */
+function foldRun(events: readonly ScribeEvent[]): Map<string, RunFold> {
+  const folds = new Map<string, RunFold>();
+  const foldOf = (id: string) => {
+    const f = folds.get(id) ?? { state: null, webvtt: null, topics: new Map() };
+    folds.set(id, f);
+    return f;
   };
-  const [applied] = await db<{ version: number }[]>`
-    insert into ${cur} ${db(row)}
-    on conflict (id) do update set ${takenWhenOlder(db, t.transcript, "state_version", s.version, Object.keys(cols))},
-      state_version = greatest(${cur}.state_version, ${s.version}),
-      ${carried ? db`${takenWhenOlder(db, t.transcript, "webvtt_version", s.version, [...Object.keys(carried), "webvtt_version"])},` : db``}
-      version = greatest(${cur}.version, ${s.version})
-    where ${cur}.destroyed_at is null and (${cur}.state_version < ${s.version} ${carried ? db`or ${cur}.webvtt_version < ${s.version}` : db``})
-    ${returningVersion(db, t, opts)}`;
-  return applied ? { transcriptId: s.id, version: applied.version } : null;
+  for (const ev of events) {
+    const s = stateOf(ev);
+    if (s) {
+      const f = foldOf(s.id);
+      if (!f.state || s.version > f.state.version) f.state = s;
+      if (s.webvtt !== undefined && (!f.webvtt || s.version > f.webvtt.version)) f.webvtt = { version: s.version, webvtt: s.webvtt };
+    } else if (ev.type === "transcript.topic.upserted") {
+      const { transcript_id, version, position, topic } = ev.data;
+      const topics = foldOf(transcript_id).topics;
+      if ((topics.get(position)?.version ?? 0) < version) topics.set(position, { version, topic });
+    }
+  }
+  return folds;
+}
+
+interface TopicRecords {
+  transcriptIds: string[];
+  versions: number[];
+  positions: number[];
+  /**
+   * Each topic's JSON, sent joined by newlines (JSON.stringify leaves none in its output): parsed
+   * one by one, topics cost a fraction of what they cost inside one JSON document (jsonb_to_recordset
+   * converts nested values through text), and the text needs no escaping as an array's would.
+   */
+  topics: string[];
+}
+
+/** A run's records, in chunks of at most STATEMENT_PAYLOAD_CHARS of JSON (a transcript's records stay in one). */
+function runChunks(folds: Map<string, RunFold>): { states: string[]; topics: TopicRecords }[] {
+  const empty = () => ({ states: [] as string[], topics: { transcriptIds: [], versions: [], positions: [], topics: [] } as TopicRecords });
+  const chunks = [empty()];
+  let size = 0;
+  for (const [id, f] of folds) {
+    let chunk = chunks.at(-1)!;
+    const state = f.state && JSON.stringify(stateRecord(id, f.state, f.webvtt));
+    const topics = [...f.topics].map(([position, { version, topic }]) => ({ position, version, json: JSON.stringify(topic) }));
+    const added = (state?.length ?? 0) + topics.reduce((n, x) => n + x.json.length, 0);
+    if (size + added > STATEMENT_PAYLOAD_CHARS && size > 0) {
+      chunk = empty();
+      chunks.push(chunk);
+      size = 0;
+    }
+    if (state) chunk.states.push(state);
+    for (const x of topics) {
+      chunk.topics.transcriptIds.push(id);
+      chunk.topics.versions.push(x.version);
+      chunk.topics.positions.push(x.position);
+      chunk.topics.topics.push(x.json);
+    }
+    size += added;
+  }
+  return chunks;
+}
+
+/** The record a state travels as: its columns, and the WebVTT columns when the run carried one. */
+function stateRecord(id: string, state: TranscriptUpdated, webvtt: RunFold["webvtt"]): Record<string, unknown> {
+  const record: Record<string, unknown> = { id, version: state.version, webvtt: null, webvtt_text: null, webvtt_version: 0 };
+  for (const c of STATE_COLUMNS) record[c] = state[c];
+  if (webvtt) Object.assign(record, webvttColumns(webvtt.webvtt), { webvtt_version: webvtt.version });
+  return record;
+}
+
+/**
+ * A run of states and topic upserts in one statement (per payload chunk) that writes each
+ * transcript's row once: the row's change_seq and index entries (the search vector's among them)
+ * are rewritten per write, which made a transcript's five processing events five times the work.
+ * The effect is that of applying the events in turn because every rule is "newer version wins" per
+ * column group and max is associative (`foldRun` keeps the newest of each group):
+ * - the state by `state_version`, and the WebVTT (when one was carried) by `webvtt_version`, so a
+ *   state that arrives after a newer one that left the WebVTT out still brings its WebVTT;
+ * - a topic is taken when its transcript is known and not destroyed, no clear of its version or
+ *   later came first, and its position holds an older one; a transcript that took one has its
+ *   version moved up to the topic's (and its row rewritten: the feed shows the change), in the same
+ *   write as its state when the run has one;
+ * - a topic of a transcript that is neither in the model nor created by the run is refused so that
+ *   it is retried (TranscriptNotYetKnown; the caller's transaction rolls the statement back). States
+ *   are taken first, so a topic whose transcript the run creates later applies.
+ * A run with a state locks rows only after the feed lock even when the caller holds no transaction:
+ * the insert trigger takes it for the first row proposed, before any conflict locks a row, and the
+ * topic rows are written last (two statements on two pooled connections deadlocked when an update
+ * locked the row before its trigger waited for the lock). Returns the versions now held by the
+ * transcripts that changed.
+ */
+async function applyRun(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<Applied[]> {
+  const [tr, tp] = [db(t.transcript), db(t.topic)];
+  const taken = [
+    ...takenWhenOlder(db, t.transcript, "state_version", [...STATE_COLUMNS, "room_name", "room_shared"]),
+    ...takenWhenOlder(db, t.transcript, "webvtt_version", WEBVTT_COLUMNS),
+  ];
+  // Created (and so sent, in this order) before the first await.
+  const statements = runChunks(foldRun(events)).map(
+    ({ states, topics }) => db<{ id: string; version: number | null; known: boolean }[]>`
+      with s as (
+        select * from jsonb_to_recordset(${`[${states.join(",")}]`}::text::jsonb) as s(${db.unsafe(STATE_RECORD)})),
+      x as (
+        select transcript_id, version, position, topic::jsonb as topic
+        from unnest(${topics.transcriptIds}::text[], ${topics.versions}::int[], ${topics.positions}::int[],
+          string_to_array(${topics.topics.join("\n")}, E'\n'))
+          as x(transcript_id, version, position, topic)),
+      cur as (
+        select id, topics_reset_version, destroyed_at from ${tr}
+        where id in (select id from s union all select transcript_id from x)),
+      took as materialized (
+        select x.* from x
+          left join cur on cur.id = x.transcript_id
+          left join ${tp} held on held.transcript_id = x.transcript_id and held.position = x.position
+        where (cur.id is not null or x.transcript_id in (select id from s))
+          and cur.destroyed_at is null and coalesce(cur.topics_reset_version, 0) < x.version
+          and (held.version is null or held.version < x.version)),
+      bump as (select transcript_id as id, max(version) as version from took group by transcript_id),
+      ins as (
+        insert into ${tp} (transcript_id, position, version, topic)
+        select transcript_id, position, version, topic from took
+        on conflict (transcript_id, position) do update set version = excluded.version, topic = excluded.topic
+        where ${tp}.version < excluded.version),
+      st as (
+        insert into ${tr} (id, version, state_version, ${columnList(db, STATE_COLUMNS)}, room_name, room_shared, ${columnList(db, WEBVTT_COLUMNS)})
+        select s.id, greatest(s.version, bump.version), s.version, ${columnList(db, STATE_COLUMNS, "s")}, r.name,
+          coalesce(r.is_shared, false), ${columnList(db, WEBVTT_COLUMNS, "s")}
+        from s left join bump on bump.id = s.id left join ${db(t.room)} r on r.id = s.room_id and not r.deleted
+        on conflict (id) do update set ${taken.map((x, i) => (i === 0 ? x : db`, ${x}`))},
+          state_version = greatest(${tr}.state_version, excluded.state_version),
+          version = greatest(${tr}.version, excluded.version)
+        where ${tr}.destroyed_at is null and (${tr}.state_version < excluded.state_version
+          or ${tr}.webvtt_version < excluded.webvtt_version or excluded.id in (select id from bump))
+        ${returningVersion(db, t, opts)}, ${tr}.id),
+      upd as (
+        update ${tr} set version = greatest(${tr}.version, bump.version) from bump
+        where ${tr}.id = bump.id and bump.id not in (select id from s)
+        ${returningVersion(db, t, opts)}, ${tr}.id)
+    select id, version, true as known from st
+    union all select id, version, true from upd
+    union all select distinct transcript_id, null::integer, false from x
+      where transcript_id not in (select id from cur) and transcript_id not in (select id from s)`,
+  );
+  const rows = (await Promise.all(statements)).flat();
+  const unknown = rows.find((r) => !r.known);
+  if (unknown) throw new TranscriptNotYetKnown(unknown.id);
+  return rows.map((r) => ({ transcriptId: r.id, version: r.version! }));
 }
 
 /**
@@ -251,36 +433,9 @@ async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventT
   return row ? { transcriptId: s.id, version: row.version } : null;
 }
 
-/** A change to a transcript that does not exist (yet) is refused so that it is retried. */
-function known(id: string, row: { known: boolean; version: number | null } | undefined): Applied | null {
-  if (!row?.known) throw new TranscriptNotYetKnown(id);
-  return row.version === null ? null : { transcriptId: id, version: row.version };
-}
-
-async function applyTopic(
-  db: Db,
-  t: ModelTables,
-  id: string,
-  version: number,
-  position: number,
-  topic: TopicRecord,
-  opts: ApplyOptions,
-): Promise<Applied | null> {
-  const [tr, tp] = [db(t.transcript), db(t.topic)];
-  const [row] = await db<{ known: boolean; version: number | null }[]>`
-    with cur as (select topics_reset_version, destroyed_at from ${tr} where id = ${id}),
-      ins as (
-        insert into ${tp} (transcript_id, position, version, topic)
-        select ${id}, ${position}, ${version}, ${db.json(topic)} from cur
-        where cur.destroyed_at is null and cur.topics_reset_version < ${version}
-        on conflict (transcript_id, position) do update set version = excluded.version, topic = excluded.topic
-        where ${tp}.version < excluded.version
-        returning 1),
-      upd as (
-        update ${tr} set version = greatest(${tr}.version, ${version}) where id = ${id} and exists (select 1 from ins)
-        ${returningVersion(db, t, opts)})
-    select exists (select 1 from cur) as known, (select version from upd) as version`;
-  return known(id, row);
+/** The entry of `id` among the transcripts a statement changed (null: it changed nothing of it). */
+function appliedTo(id: string, applied: Applied[]): Applied | null {
+  return applied.find((a) => a.transcriptId === id) ?? null;
 }
 
 async function applyTopicsCleared(db: Db, t: ModelTables, id: string, version: number, opts: ApplyOptions): Promise<Applied | null> {
@@ -293,7 +448,8 @@ async function applyTopicsCleared(db: Db, t: ModelTables, id: string, version: n
         ${returningVersion(db, t, opts)}),
       gone as (delete from ${tp} where transcript_id = ${id} and version < ${version} and exists (select 1 from upd))
     select exists (select 1 from cur) as known, (select version from upd) as version`;
-  return known(id, row);
+  if (!row?.known) throw new TranscriptNotYetKnown(id);
+  return row.version === null ? null : { transcriptId: id, version: row.version };
 }
 
 /** A room change is copied onto its transcripts (name shown and searched, sharing for visibility). */

@@ -7,7 +7,7 @@ import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldTranscript, type FoldResult, type TranscriptFoldEvent, type TranscriptRow } from "../src/domain/fold";
-import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent } from "../src/store";
+import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent, applyInOrder } from "../src/store";
 
 const SOURCE = "scribe/transcription";
 const T0 = "2026-11-21T10:00:00.000Z";
@@ -210,17 +210,32 @@ describe("the SQL path agrees with the fold", () => {
     await db?.drop();
   });
 
-  /** Apply through store.ts like the consumer: not-yet-known events are redelivered after the others. */
-  async function applyAll(events: Wire[]): Promise<void> {
+  /**
+   * Apply through store.ts like the consumer: in batches of `batch` events (applyInOrder, one
+   * transaction), a failed batch redone event by event; not-yet-known events are redelivered after
+   * the others. `batch` 1 is applyEvent alone.
+   */
+  async function applyAll(events: Wire[], batch = 1): Promise<void> {
     let pending = events;
     while (pending.length) {
       const retry: Wire[] = [];
-      for (const e of pending) {
-        try {
-          await sql.begin((tx) => applyEvent(tx, LIVE_TABLES, e, { announce: false }));
-        } catch (err) {
-          if (!(err instanceof TranscriptNotYetKnown)) throw err;
-          retry.push(e);
+      for (let i = 0; i < pending.length; i += batch) {
+        const slice = pending.slice(i, i + batch);
+        if (batch > 1) {
+          try {
+            await sql.begin((tx) => applyInOrder(tx, LIVE_TABLES, slice, { announce: false }));
+            continue;
+          } catch (err) {
+            if (!(err instanceof TranscriptNotYetKnown)) throw err;
+          }
+        }
+        for (const e of slice) {
+          try {
+            await sql.begin((tx) => applyEvent(tx, LIVE_TABLES, e, { announce: false }));
+          } catch (err) {
+            if (!(err instanceof TranscriptNotYetKnown)) throw err;
+            retry.push(e);
+          }
         }
       }
       if (retry.length === pending.length) throw new Error("events that can never apply");
@@ -278,4 +293,46 @@ describe("the SQL path agrees with the fold", () => {
       }
     }
   }
+
+  // A batch folds its runs of states and topic upserts into one statement per run (applyInOrder):
+  // whatever the batch boundaries, the rows are those of the events applied one by one.
+  for (const batch of [3, 5, 100]) {
+    for (const destroyed of [false, true]) {
+      for (const [name, order] of orders) {
+        for (const completedVersion of [1, 2] as const) {
+          it(`${destroyed ? "destroyed" : "completed"} transcript (completed v${completedVersion}), events ${name}, in batches of ${batch}: the rows match the fold's`, async () => {
+            const id = `b${batch}-${destroyed ? "d" : "c"}${completedVersion}-${name.replace(/\s/g, "-")}`;
+            const events = order(history(id, destroyed, completedVersion));
+            await applyAll(events, batch);
+            expect(await rowOf(id)).toEqual(expected(foldAll(events)!));
+          });
+        }
+      }
+    }
+  }
+
+  it("folds several transcripts' interleaved histories in one batch, each as if applied alone", async () => {
+    const ids = ["i-1", "i-2", "i-3"];
+    const histories = ids.map((id, n) => shuffled(history(id, n === 2), n + 5));
+    const interleaved = histories[0]!.flatMap((e, i) => [e, ...histories.slice(1).map((h) => h[i]!)]).filter(Boolean);
+    interleaved.push(...histories.flatMap((h) => h.slice(histories[0]!.length)));
+    await applyAll(interleaved, interleaved.length);
+    for (const [n, id] of ids.entries()) expect(await rowOf(id)).toEqual(expected(foldAll(histories[n]!)!));
+  });
+
+  it("splits a run too large for one statement between transcripts, with the same rows", async () => {
+    // 40 transcripts with a ~0.5 MB WebVTT each, no clear to end the run: more than one statement's payload (16 MB).
+    const cue = "WEBVTT\n\n" + "00:00:00.000 --> 00:00:01.000\n<v Speaker0>words words words words\n\n".repeat(8000);
+    const histories = Array.from({ length: 40 }, (_, n) =>
+      history(`big-${n}`, false)
+        .filter((e) => e.type !== "transcript.topics.cleared")
+        .map((e) =>
+          e.type === "transcript.updated" && e.data.webvtt
+            ? ({ ...e, data: { ...e.data, webvtt: `${e.data.webvtt}\n${cue}` } } as Wire)
+            : e,
+        ),
+    );
+    await applyAll(histories.flat(), histories.flat().length);
+    for (const [n, h] of histories.entries()) expect(await rowOf(`big-${n}`)).toEqual(expected(foldAll(h)!));
+  });
 });
