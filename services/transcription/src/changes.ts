@@ -1,11 +1,12 @@
-// Committing what the transcript decider (domain/decider.ts) decided, in the caller's transaction:
-// the aggregate the events evolve to is saved (only the parts they touched) and the published ones
-// go to the outbox. Nothing here decides: no events, no write.
+// Committing what the transcript decider (domain/decider.ts) decided, in the caller's transaction or
+// (persistIfUnchanged) in one statement guarded by the row's version: the aggregate the events evolve
+// to is saved (only the parts they touched) and the published ones go to the outbox. Nothing here
+// decides: no events, no write.
 import { makeEvent, type OutgoingEvent } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { decide, evolve, isPublished, type TranscriptCommand, type TranscriptEvent } from "./domain/decider";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
-import { deleteTranscript, emitEvents, insertTranscript, saveChanges, type ChangedParts } from "./store";
+import { deleteTranscript, emitEvents, insertTranscript, saveChanges, saveIfUnchanged, type ChangedParts, type Snapshot } from "./store";
 
 export const SOURCE = "scribe/transcription";
 
@@ -31,6 +32,9 @@ function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
   return parts;
 }
 
+const published = (events: readonly TranscriptEvent[], now: Date): OutgoingEvent[] =>
+  events.filter(isPublished).map((e) => makeEvent(e.type, e.data, { source: SOURCE, time: now }));
+
 /**
  * Commit `events` decided on `before` (loaded `for update` in `tx`; null for a creation), announced at
  * `now` (the service's clock). Returns the aggregate as stored now.
@@ -38,15 +42,31 @@ function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
 export async function persist(tx: Db, before: Aggregate | null, events: readonly TranscriptEvent[], now: Date): Promise<Aggregate | null> {
   if (events.length === 0) return before;
   const after = events.reduce<Aggregate | null>(evolve, before);
-  const published: OutgoingEvent[] = events.filter(isPublished).map((e) => makeEvent(e.type, e.data, { source: SOURCE, time: now }));
   const written = before
     ? after
       ? saveChanges(tx, before, after, changedParts(events))
       : deleteTranscript(tx, before.state.id)
     : insertTranscript(tx, after!);
   // Both statements are sent at once (one round trip); they run in this order, so the outbox reads the row as written.
-  await Promise.all([written, emitEvents(tx, (after ?? before)!.state.id, published)]);
+  await Promise.all([written, emitEvents(tx, (after ?? before)!.state.id, published(events, now))]);
   return after;
+}
+
+/**
+ * Commit `events` (which change the transcript, neither create nor destroy it) decided on `before`,
+ * read unlocked, in one statement and only if the row is still as read (`saveIfUnchanged`). Returns
+ * the transcript as stored now; null when someone wrote it since: nothing was committed, decide again.
+ */
+export async function persistIfUnchanged(
+  db: Db,
+  before: Snapshot,
+  events: readonly TranscriptEvent[],
+  now: Date,
+): Promise<Snapshot | null> {
+  const after = events.reduce<Aggregate | null>(evolve, before.aggregate);
+  if (!after) throw new Error("persistIfUnchanged: a transcript's destruction is committed under its row lock (persist)");
+  const rowVersion = await saveIfUnchanged(db, before, after, changedParts(events), published(events, now));
+  return rowVersion === null ? null : { aggregate: after, rowVersion };
 }
 
 /** Decide `command` on the locked aggregate and commit the outcome; refusals (RuleError) propagate. */

@@ -43,8 +43,9 @@ type Row = Record<Column, unknown>;
 /**
  * The state's WebVTT when a write did not read it (`loadTranscript(..., { webvtt: false })`): the
  * WebVTT of a long transcript is hundreds of kilobytes that a write which does not change it need
- * not fetch. `emitEvents` puts the stored WebVTT in its place inside the database. Random per
- * process and starting with a NUL (which a text column cannot hold), so no content can spell it.
+ * not fetch. The outbox insert (`outboxRows`) puts the stored WebVTT in its place inside the
+ * database. Random per process and starting with a NUL (which a text column cannot hold), so no
+ * content can spell it.
  */
 export const WEBVTT_NOT_READ = `\u0000webvtt-not-read:${randomUUID()}`;
 const WEBVTT_NOT_READ_JSON = JSON.stringify(WEBVTT_NOT_READ);
@@ -111,11 +112,10 @@ export interface ChangedParts {
 }
 
 /**
- * Write only the columns a change touched, so a write costs what it changes: an untouched topics
- * column (a long transcript's words) is neither sent nor rewritten, an event log entry is appended
- * in SQL.
+ * The columns a change touched, so a write costs what it changes: an untouched topics column (a long
+ * transcript's words) is neither sent nor rewritten, an event log entry is appended in SQL.
  */
-export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Promise<void> {
+function changedColumns(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Record<string, unknown> {
   const prev = before.state as unknown as Record<string, unknown>;
   const now = after.state as unknown as Record<string, unknown>;
   const set: Record<string, unknown> = {};
@@ -129,30 +129,80 @@ export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, p
   if (parts.currentRun) set.current_run_id = after.current_run_id;
   if (parts.completedRun) set.completed_run_id = after.completed_run_id;
   if (parts.recordingSource) set.recording_source = jsonOf(db, after.recording_source);
-  const columns = Object.keys(set);
-  if (columns.length === 0) return;
-  await db`update transcript set ${db(set as Record<string, string | null>, ...columns)} where id = ${after.state.id}`;
+  return set;
+}
+
+const setOf = (db: Db, set: Record<string, unknown>) => db(set as Record<string, string | null>, ...Object.keys(set));
+
+/** Write the columns the change touched (see changedColumns), in the caller's transaction. */
+export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Promise<void> {
+  const set = changedColumns(db, before, after, parts);
+  if (Object.keys(set).length === 0) return;
+  await db`update transcript set ${setOf(db, set)} where id = ${after.state.id}`;
 }
 
 /**
- * Record `events` in the outbox (as kit's `emit`), in order. A payload that carries the unread
- * WebVTT (WEBVTT_NOT_READ) gets the transcript's stored WebVTT spliced in by the database (JSON
- * encoded by `to_json`, as JSON.stringify would), so the event is the same as if it had been read.
+ * The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order. A payload that
+ * carries the unread WebVTT (WEBVTT_NOT_READ) gets the transcript's stored WebVTT spliced in by the
+ * database (JSON encoded by `to_json`, as JSON.stringify would), so the event is the same as if it
+ * had been read. A fragment: the caller may join and must order.
  */
-export async function emitEvents(db: Db, transcriptId: string, events: readonly OutgoingEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await db`insert into outbox (event_id, subject, payload)
-    select e.event_id, e.subject,
+function outboxRows(db: Db, transcriptId: string, events: readonly OutgoingEvent[]) {
+  return db`select e.event_id, e.subject,
       case when strpos(e.payload, ${WEBVTT_NOT_READ_JSON}) = 0 then e.payload
         else replace(e.payload, ${WEBVTT_NOT_READ_JSON},
           (select coalesce(to_json(t.webvtt)::text, 'null') from transcript t where t.id = ${transcriptId})) end
     from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[],
-      ${events.map((e) => JSON.stringify(e.event))}::text[]) with ordinality as e(event_id, subject, payload, position)
-    order by e.position`;
+      ${events.map((e) => JSON.stringify(e.event))}::text[]) with ordinality as e(event_id, subject, payload, position)`;
+}
+
+/** Record `events` in the outbox, in order, in the caller's transaction. */
+export async function emitEvents(db: Db, transcriptId: string, events: readonly OutgoingEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db`insert into outbox (event_id, subject, payload) ${outboxRows(db, transcriptId, events)} order by e.position`;
+}
+
+/**
+ * Save a change decided on the row as `loadSnapshot` read it and record its events, in one statement
+ * (atomic without a transaction, one round trip), only if nobody wrote the row since: the row
+ * version (xmin) changes with every write to the row, by anyone. The update takes the row lock and,
+ * when another writer got there first, PostgreSQL re-checks the condition on the row as that writer
+ * left it; so a write decided on an old row changes nothing. The outbox insert runs under that
+ * lock after the update, so the transcript's events are queued in the order their changes were
+ * made; its WebVTT splice reads the statement's snapshot, which is the row the change was decided
+ * on. Returns the row's new version; null when the row changed (or went) since it was read.
+ */
+export async function saveIfUnchanged(
+  db: Db,
+  before: Snapshot,
+  after: Aggregate,
+  parts: ChangedParts,
+  events: readonly OutgoingEvent[],
+): Promise<string | null> {
+  const id = before.aggregate.state.id;
+  // Events that touch no column still write the row: their order is kept by its lock.
+  const set = { version: after.state.version, ...changedColumns(db, before.aggregate, after, parts) };
+  const written = db`update transcript set ${setOf(db, set)} where id = ${id} and xmin = ${before.rowVersion}::xid
+    returning xmin::text as row_version`;
+  const emitted = events.length
+    ? db`, emitted as (insert into outbox (event_id, subject, payload) ${outboxRows(db, id, events)} cross join written order by e.position)`
+    : db``;
+  const [row] = await db<{ row_version: string }[]>`with written as (${written}) ${emitted} select row_version from written`;
+  return row?.row_version ?? null;
 }
 
 export async function deleteTranscript(db: Db, id: string): Promise<void> {
   await db`delete from transcript where id = ${id}`;
+}
+
+type PartsRead = { topics?: boolean; events?: boolean; webvtt?: boolean };
+
+function columnsRead(opts: PartsRead): Column[] {
+  const unread = new Set<Column>();
+  if (opts.topics === false) unread.add("topics");
+  if (opts.events === false) unread.add("events");
+  if (opts.webvtt === false) unread.add("webvtt");
+  return COLUMNS.filter((c) => !unread.has(c));
 }
 
 /**
@@ -160,20 +210,31 @@ export async function deleteTranscript(db: Db, id: string): Promise<void> {
  * `topics: false` / `events: false` leave those (long) columns unread: null in the aggregate;
  * `webvtt: false` leaves the WebVTT unread: WEBVTT_NOT_READ in the state (see there).
  */
-export async function loadTranscript(
-  db: Db,
-  id: string,
-  opts: { forUpdate?: boolean; topics?: boolean; events?: boolean; webvtt?: boolean } = {},
-): Promise<Aggregate | null> {
-  const unread = new Set<Column>();
-  if (opts.topics === false) unread.add("topics");
-  if (opts.events === false) unread.add("events");
-  if (opts.webvtt === false) unread.add("webvtt");
-  const columns = COLUMNS.filter((c) => !unread.has(c));
+export async function loadTranscript(db: Db, id: string, opts: PartsRead & { forUpdate?: boolean } = {}): Promise<Aggregate | null> {
+  const columns = columnsRead(opts);
   const rows = opts.forUpdate
     ? await db<Row[]>`select ${db(columns)} from transcript where id = ${id} for update`
     : await db<Row[]>`select ${db(columns)} from transcript where id = ${id}`;
   return rows[0] ? toAggregate(rows[0]) : null;
+}
+
+/** A transcript as read for a write without a lock (`saveIfUnchanged`): `rowVersion` is the row's xmin. */
+export interface Snapshot {
+  aggregate: Aggregate;
+  rowVersion: string;
+}
+
+/** The transcript unlocked, with its row version (parts as `loadTranscript`'s). */
+export async function loadSnapshot(db: Db, id: string, opts: PartsRead = {}): Promise<Snapshot | null> {
+  const [row] = await db<(Row & { row_version: string })[]>`select ${db(columnsRead(opts))}, xmin::text as row_version
+    from transcript where id = ${id}`;
+  return row ? { aggregate: toAggregate(row), rowVersion: row.row_version } : null;
+}
+
+/** The row's version now (see Snapshot); null when the transcript is gone. */
+export async function rowVersionOf(db: Db, id: string): Promise<string | null> {
+  const [row] = await db<{ row_version: string }[]>`select xmin::text as row_version from transcript where id = ${id}`;
+  return row?.row_version ?? null;
 }
 
 /** The transcript made for a platform recording (one per recording). */

@@ -1,25 +1,24 @@
-// DbTranscriptPort against a real database: one transaction per call, versions, the events it
-// leaves in the outbox, idempotence (a repeated call emits nothing) and the stale-run guard.
+// DbTranscriptPort against a real database: versions, the events it leaves in the outbox, idempotence
+// (a repeated call emits nothing), the stale-run guard, and what it decides when another writer
+// changed the row since the port last read or wrote it (another replica, a reprocess, an API edit).
 import { randomUUID } from "node:crypto";
 import { TranscriptCompleted, completedTexts, type TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
-import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
+import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { persistNew } from "../src/changes";
 import { newAggregate } from "../src/domain/transcript";
-import { DbTranscriptPort } from "../src/port";
+import { DbTranscriptPort, type PortOptions } from "../src/port";
 import { loadTranscript, saveTranscript } from "../src/store";
 
 let db: TestDatabase;
 let sql: Sql;
-let port: DbTranscriptPort;
 
 beforeAll(async () => {
   db = await createTestDatabase("tport");
   sql = connectDb(db.url, { schema: "transcription", max: 3 });
   await migrate(sql, { schema: "transcription", migrations: serviceMigrations("transcription", { shared: [WORKFLOW_MIGRATIONS] }) });
-  port = new DbTranscriptPort(sql, createLogger("test", "silent"));
 });
 afterAll(async () => {
   await sql?.end({ timeout: 5 });
@@ -42,9 +41,13 @@ interface Emitted {
   type: string;
   data: Record<string, unknown>;
 }
+/** The outbox's payloads in the order the relay publishes them (a delete returns rows in no set order), emptied. */
+async function drainedPayloads(): Promise<string[]> {
+  const rows = await sql<{ payload: string }[]>`with d as (delete from outbox returning seq, payload) select payload from d order by seq`;
+  return rows.map((r) => r.payload);
+}
 async function drained(): Promise<Emitted[]> {
-  const rows = await sql<{ payload: string }[]>`delete from outbox returning seq, payload`;
-  return rows.map((r) => JSON.parse(r.payload) as Emitted);
+  return (await drainedPayloads()).map((p) => JSON.parse(p) as Emitted);
 }
 const types = (es: Emitted[]) => es.map((e) => e.type);
 const topic = (words: [string, number][]): TopicRecord => ({
@@ -57,7 +60,16 @@ const topic = (words: [string, number][]): TopicRecord => ({
   words: words.map(([text, start]) => ({ text, start, end: start + 0.5, speaker: 0 })),
 });
 
-describe("DbTranscriptPort", () => {
+describe.each([
+  ["deciding on the row as it last left or read it", {}],
+  ["locking the row first (its way when other writers keep changing the row)", { unlockedTries: 0 }],
+])("DbTranscriptPort %s", (_, opts: PortOptions) => {
+  const newPort = () => new DbTranscriptPort(sql, createLogger("test", "silent"), undefined, opts);
+  let port: DbTranscriptPort;
+  beforeAll(() => {
+    port = newPort();
+  });
+
   it("marks processing with a STATUS event once; a repeated call emits nothing", async () => {
     expect(await port.markProcessing(id, RUN)).toBe(true);
     const first = await drained();
@@ -114,7 +126,7 @@ describe("DbTranscriptPort", () => {
     );
     expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
     expect(await port.complete(id, RUN)).toBe(true);
-    const payloads = (await sql<{ payload: string }[]>`delete from outbox returning seq, payload`).map((r) => r.payload);
+    const payloads = await drainedPayloads();
     expect(payloads).toHaveLength(3);
     const [updated, completed] = payloads.map((p) => JSON.parse(p) as Emitted);
     expect(completed!.data).toMatchObject({ transcript: { status: "ended" } });
@@ -132,7 +144,7 @@ describe("DbTranscriptPort", () => {
     const [created] = await drained();
     expect(created).toMatchObject({ type: "transcript.created", data: { webvtt: null } });
     expect(await port.update(id, RUN, { title: "Weekly" })).toBe(true);
-    const [payload] = (await sql<{ payload: string }[]>`delete from outbox returning payload`).map((r) => r.payload);
+    const [payload] = await drainedPayloads();
     expect(payload).not.toContain(`"webvtt"`);
     expect((JSON.parse(payload!) as Emitted).data).toMatchObject({ title: "Weekly" });
   });
@@ -208,5 +220,72 @@ describe("DbTranscriptPort", () => {
     expect(await port.fail(id, RUN, "late failure")).toBe(false);
     expect(await port.load(id)).toMatchObject({ status: "ended", error: null });
     expect(await drained()).toEqual([]);
+  });
+
+  describe("when another writer changed the row since this port last saw it", () => {
+    const otherReplica = newPort;
+
+    it("decides again: a value it set, then someone else changed, is set again", async () => {
+      expect(await port.update(id, RUN, { title: "Mine" })).toBe(true);
+      expect(await otherReplica().update(id, RUN, { title: "Theirs" })).toBe(true);
+      await drained();
+      expect(await port.update(id, RUN, { title: "Mine" })).toBe(true);
+      expect(types(await drained())).toEqual(["transcript.updated"]);
+      expect((await port.load(id))!.title).toBe("Mine");
+    });
+
+    it("refuses the old run after a reprocess started a new one", async () => {
+      expect(await port.update(id, RUN, { title: "Mine" })).toBe(true);
+      await sql`update transcript set current_run_id = 'run-2' where id = ${id}`;
+      await drained();
+      expect(await port.update(id, RUN, { title: "late" })).toBe(false);
+      expect(await port.fail(id, RUN, "late")).toBe(false);
+      expect(await drained()).toEqual([]);
+      expect((await port.load(id))!.title).toBe("Mine");
+    });
+
+    it("writes a new run's value that the old run had set", async () => {
+      expect(await port.update(id, RUN, { title: "Same" })).toBe(true);
+      await sql`update transcript set current_run_id = 'run-2' where id = ${id}`;
+      // Not "unchanged" on what it knew: run-2 is the current run only in the row as it is now.
+      expect(await port.update(id, "run-2", { title: "Same" })).toBe(true);
+      expect(await port.update(id, "run-2", { title: "Run 2" })).toBe(true);
+      expect((await port.load(id))!.title).toBe("Run 2");
+    });
+
+    it("waits for a writer holding the row and decides on the row it committed: no version is given twice", async () => {
+      expect(await port.update(id, RUN, { title: "First" })).toBe(true);
+      const v = (await port.load(id))!.version;
+      await drained();
+      const other = await sql.reserve();
+      try {
+        await other`begin`;
+        await other`update transcript set duration = 7, version = version + 1 where id = ${id}`;
+        const call = port.update(id, RUN, { title: "Second" });
+        // The port's write waits for the row lock: the other writer's change is not committed yet.
+        await eventually(async () => {
+          const [w] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`;
+          return w!.n === 1;
+        });
+        await other`commit`;
+        expect(await call).toBe(true);
+      } finally {
+        other.release();
+      }
+      const [updated] = await drained();
+      expect(updated!.data).toMatchObject({ title: "Second", duration: 7, version: v + 2 });
+      expect(await port.load(id)).toMatchObject({ title: "Second", duration: 7, version: v + 2 });
+    });
+
+    it("many writers at once: every change gets a version of its own and its event, none is lost", async () => {
+      const v = (await port.load(id))!.version;
+      const ports = [port, otherReplica(), otherReplica()];
+      const calls = Array.from({ length: 12 }, (_, i) => ports[i % 3]!.update(id, RUN, { title: `t${i}`, duration: i }));
+      expect(await Promise.all(calls)).toEqual(Array(12).fill(true));
+      const versions = (await drained()).map((e) => e.data.version);
+      expect(versions).toEqual(Array.from({ length: 12 }, (_, i) => v + 1 + i));
+      expect((await port.load(id))!.version).toBe(v + 12);
+    });
   });
 });
