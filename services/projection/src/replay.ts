@@ -105,8 +105,9 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
         const total = bounds.messages === 0 ? 0 : bounds.last - bounds.first + 1;
         const t0 = performance.now();
         let done = 0;
-        for await (const batch of readAhead(readStream(bus, stream, { toSeq: bounds.last, batchSize: opts.batchSize ?? REBUILD_BATCH }))) {
-          await sql.begin((tx) => foldBatch(tx, stream, batch, failed));
+        const batches = readStream(bus, stream, { toSeq: bounds.last, batchSize: opts.batchSize ?? REBUILD_BATCH });
+        for await (const { batch, events: parsedEvents } of readAhead(parsedBatches(stream, batches, failed))) {
+          await buildBatch(sql, parsedEvents, failed);
           done += batch.length;
           events += batch.length;
           opts.onProgress?.({ phase: "build", stream, done, total, failed: failed.length, eventsPerSecond: rate(done, t0) });
@@ -215,33 +216,81 @@ async function liveIndexes(db: Db): Promise<{ name: string; table: string; schem
   return rows;
 }
 
-/**
- * Fold one batch into the shadow tables: fast path, then one savepoint per event if any fails.
- * `announce` during the swap: waiters for versions folded there are woken at its commit.
- */
-async function foldBatch(tx: Tx, stream: StreamName, batch: JsMsg[], failed: FailedEvent[], announce = false): Promise<void> {
-  const events: { m: JsMsg; ev: ScribeEvent }[] = [];
+interface Parsed {
+  stream: StreamName;
+  m: JsMsg;
+  ev: ScribeEvent;
+}
+
+/** A batch's events, parsed; those that do not parse are named in `failed`. */
+function parsed(stream: StreamName, batch: JsMsg[], failed: FailedEvent[]): Parsed[] {
+  const events: Parsed[] = [];
   for (const m of batch) {
     try {
-      events.push({ m, ev: parseEvent(m.data) });
+      events.push({ stream, m, ev: parseEvent(m.data) });
     } catch (e) {
       failed.push({ stream, seq: m.seq, eventId: null, reason: (e as Error).message });
     }
   }
+  return events;
+}
+
+/** Batches with their events parsed (by the read-ahead, so parsing one overlaps folding the one before). */
+async function* parsedBatches(stream: StreamName, batches: AsyncGenerator<JsMsg[]>, failed: FailedEvent[]) {
+  for await (const batch of batches) yield { batch, events: parsed(stream, batch, failed) };
+}
+
+/**
+ * Fold one batch into the shadow tables while building: one transaction, then, if any event
+ * failed, another that applies the batch event by event. Its commit does not wait for the disk:
+ * nobody reads the shadow before the swap, whose own commit is durable, and a rebuild that a crash
+ * interrupts starts again from empty shadow tables.
+ */
+async function buildBatch(sql: Sql, events: Parsed[], failed: FailedEvent[]): Promise<void> {
+  try {
+    await sql.begin(async (tx) => {
+      const outcomes = await Promise.allSettled([
+        tx`set local synchronous_commit = off`,
+        applyInOrder(
+          tx,
+          SHADOW,
+          events.map(({ ev }) => ev),
+          { announce: false },
+        ),
+      ]);
+      for (const o of outcomes) if (o.status === "rejected") throw o.reason;
+    });
+    return;
+  } catch {
+    // Some event failed: redo the batch event by event to apply the others and name the failures.
+  }
+  await sql.begin((tx) => foldOneByOne(tx, events, failed, false));
+}
+
+/**
+ * Fold one batch into the shadow tables within the swap's transaction: fast path, then one
+ * savepoint per event if any fails. Waiters for versions folded there are woken at its commit.
+ */
+async function foldBatch(tx: Tx, stream: StreamName, batch: JsMsg[], failed: FailedEvent[]): Promise<void> {
+  const events = parsed(stream, batch, failed);
   try {
     await tx.savepoint((sp) =>
       applyInOrder(
         sp,
         SHADOW,
         events.map(({ ev }) => ev),
-        { announce },
+        { announce: true },
       ),
     );
     return;
   } catch {
     // Some event failed: redo the batch event by event to apply the others and name the failures.
   }
-  for (const { m, ev } of events) {
+  await foldOneByOne(tx, events, failed, true);
+}
+
+async function foldOneByOne(tx: Tx, events: Parsed[], failed: FailedEvent[], announce: boolean) {
+  for (const { stream, m, ev } of events) {
     try {
       await tx.savepoint((sp) => applyEvent(sp, SHADOW, ev, { announce }));
     } catch (e) {
@@ -267,7 +316,7 @@ async function swap(
     for (const stream of STREAMS) {
       const from = (snapshot.get(stream) ?? 0) + 1;
       for await (const batch of readAhead(readStream(bus, stream, { fromSeq: from, batchSize: opts.batchSize ?? REBUILD_BATCH }))) {
-        await foldBatch(tx, stream, batch, failed, true);
+        await foldBatch(tx, stream, batch, failed);
         caughtUp += batch.length;
         opts.onProgress?.({
           phase: "swap",
