@@ -47,8 +47,8 @@ export async function persist(tx: Db, before: Aggregate | null, events: readonly
       ? saveChanges(tx, before, after, changedParts(events))
       : deleteTranscript(tx, before.state.id)
     : insertTranscript(tx, after!);
-  // Both statements are sent at once (one round trip); they run in this order, so the outbox reads the row as written.
-  await Promise.all([written, emitEvents(tx, (after ?? before)!.state.id, published(events, now))]);
+  // Both statements are sent at once (one round trip).
+  await Promise.all([written, emitEvents(tx, published(events, now))]);
   return after;
 }
 

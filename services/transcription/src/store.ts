@@ -43,9 +43,9 @@ type Row = Record<Column, unknown>;
 /**
  * The state's WebVTT when a write did not read it (`loadTranscript(..., { webvtt: false })`): the
  * WebVTT of a long transcript is hundreds of kilobytes that a write which does not change it need
- * not fetch. The outbox insert (`outboxRows`) puts the stored WebVTT in its place inside the
- * database. Random per process and starting with a NUL (which a text column cannot hold), so no
- * content can spell it.
+ * not fetch. No event may carry it (`outboxRows` refuses): events leave an unchanged WebVTT out,
+ * and the completion, which carries it, reads it (`loads()` in the decider). Random per process and
+ * starting with a NUL (which a text column cannot hold), so no content can spell it.
  */
 export const WEBVTT_NOT_READ = `\u0000webvtt-not-read:${randomUUID()}`;
 const WEBVTT_NOT_READ_JSON = JSON.stringify(WEBVTT_NOT_READ);
@@ -141,25 +141,20 @@ export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, p
   await db`update transcript set ${setOf(db, set)} where id = ${after.state.id}`;
 }
 
-/**
- * The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order. A payload that
- * carries the unread WebVTT (WEBVTT_NOT_READ) gets the transcript's stored WebVTT spliced in by the
- * database (JSON encoded by `to_json`, as JSON.stringify would), so the event is the same as if it
- * had been read. A fragment: the caller may join and must order.
- */
-function outboxRows(db: Db, transcriptId: string, events: readonly OutgoingEvent[]) {
-  return db`select e.event_id, e.subject,
-      case when strpos(e.payload, ${WEBVTT_NOT_READ_JSON}) = 0 then e.payload
-        else replace(e.payload, ${WEBVTT_NOT_READ_JSON},
-          (select coalesce(to_json(t.webvtt)::text, 'null') from transcript t where t.id = ${transcriptId})) end
-    from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[],
-      ${events.map((e) => JSON.stringify(e.event))}::text[]) with ordinality as e(event_id, subject, payload, position)`;
+/** The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order: a fragment the caller may join and must order. */
+function outboxRows(db: Db, events: readonly OutgoingEvent[]) {
+  const payloads = events.map((e) => JSON.stringify(e.event));
+  if (payloads.some((p) => p.includes(WEBVTT_NOT_READ_JSON)))
+    throw new Error("an event carries the WebVTT its write did not read: the command must load it (loads() in the decider)");
+  return db`select e.event_id, e.subject, e.payload
+    from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[], ${payloads}::text[])
+      with ordinality as e(event_id, subject, payload, position)`;
 }
 
 /** Record `events` in the outbox, in order, in the caller's transaction. */
-export async function emitEvents(db: Db, transcriptId: string, events: readonly OutgoingEvent[]): Promise<void> {
+export async function emitEvents(db: Db, events: readonly OutgoingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await db`insert into outbox (event_id, subject, payload) ${outboxRows(db, transcriptId, events)} order by e.position`;
+  await db`insert into outbox (event_id, subject, payload) ${outboxRows(db, events)} order by e.position`;
 }
 
 /**
@@ -169,8 +164,7 @@ export async function emitEvents(db: Db, transcriptId: string, events: readonly 
  * when another writer got there first, PostgreSQL re-checks the condition on the row as that writer
  * left it; so a write decided on an old row changes nothing. The outbox insert runs under that
  * lock after the update, so the transcript's events are queued in the order their changes were
- * made; its WebVTT splice reads the statement's snapshot, which is the row the change was decided
- * on. Returns the row's new version; null when the row changed (or went) since it was read.
+ * made. Returns the row's new version; null when the row changed (or went) since it was read.
  */
 export async function saveIfUnchanged(
   db: Db,
@@ -185,7 +179,7 @@ export async function saveIfUnchanged(
   const written = db`update transcript set ${setOf(db, set)} where id = ${id} and xmin = ${before.rowVersion}::xid
     returning xmin::text as row_version`;
   const emitted = events.length
-    ? db`, emitted as (insert into outbox (event_id, subject, payload) ${outboxRows(db, id, events)} cross join written order by e.position)`
+    ? db`, emitted as (insert into outbox (event_id, subject, payload) ${outboxRows(db, events)} cross join written order by e.position)`
     : db``;
   const [row] = await db<{ row_version: string }[]>`with written as (${written}) ${emitted} select row_version from written`;
   return row?.row_version ?? null;

@@ -2,7 +2,7 @@
 // (a repeated call emits nothing), the stale-run guard, and what it decides when another writer
 // changed the row since the port last read or wrote it (another replica, a reprocess, an API edit).
 import { randomUUID } from "node:crypto";
-import { TranscriptCompleted, completedTexts, type TopicRecord } from "@scribe/contracts";
+import { TranscriptCompleted, completedTexts, makeEvent, type TopicRecord } from "@scribe/contracts";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { persistNew } from "../src/changes";
 import { newAggregate } from "../src/domain/transcript";
 import { DbTranscriptPort, type PortOptions } from "../src/port";
-import { loadTranscript, saveTranscript } from "../src/store";
+import { emitEvents, loadTranscript, saveTranscript, WEBVTT_NOT_READ } from "../src/store";
 
 let db: TestDatabase;
 let sql: Sql;
@@ -288,4 +288,12 @@ describe.each([
       expect((await port.load(id))!.version).toBe(v + 12);
     });
   });
+});
+
+it("refuses to queue an event that carries the WebVTT its write did not read", async () => {
+  const state = (await loadTranscript(sql, id, { webvtt: false }))!.state;
+  expect(state.webvtt).toBe(WEBVTT_NOT_READ);
+  const event = makeEvent("transcript.updated", { ...state, version: state.version + 1 }, { source: "test", time: new Date() });
+  await expect(emitEvents(sql, [event])).rejects.toThrow(/did not read/);
+  expect(await drained()).toEqual([]);
 });
