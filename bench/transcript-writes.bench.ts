@@ -31,28 +31,25 @@ async function measure(sql: Sql, minutes: number): Promise<void> {
   if (minutes > 0) await port.replaceTopics(id, "run", topicsOfMeeting(minutes));
   const length = minutes === 0 ? "empty transcript" : `${minutes}-minute transcript`;
 
-  // Interleaved in rounds, so a load change on the shared machine hits all three alike and the
-  // ratios hold even when the absolute figures do not.
-  let raw = 0;
-  let changing = 0;
-  let unchanged = 0;
-  let cold = 0;
+  // Interleaved in rounds, so a load change on the shared machine hits all series alike and the
+  // ratios hold even when the absolute figures do not. Round -1 warms up (JIT, prepared
+  // statements, connections) and is not counted.
   const perRound = Math.max(1, Math.floor(CALLS / ROUNDS));
-  let n = 0;
-  for (let round = 0; round < ROUNDS; round++, n += perRound) {
-    raw += await time(async () => {
-      for (let i = n; i < n + perRound; i++) await sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`;
-    });
-    changing += await time(async () => {
-      for (let i = n; i < n + perRound; i++) await port.update(id, "run", { title: `p${i}` });
-    });
-    unchanged += await time(async () => {
-      for (let i = n; i < n + perRound; i++) await port.update(id, "run", { title: `p${n + perRound - 1}` });
-    });
-    cold += await time(async () => {
-      for (let i = n; i < n + perRound; i++) await new DbTranscriptPort(sql, log).update(id, "run", { title: `c${i}` });
-    });
-  }
+  const series = {
+    raw: (i: number) => sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`,
+    changing: (i: number) => port.update(id, "run", { title: `p${i}` }),
+    unchanged: (_: number, last: number) => port.update(id, "run", { title: `p${last}` }),
+    cold: (i: number) => new DbTranscriptPort(sql, log).update(id, "run", { title: `c${i}` }),
+  };
+  const seconds = { raw: 0, changing: 0, unchanged: 0, cold: 0 };
+  for (let round = -1, n = 0; round < ROUNDS; round++, n += perRound)
+    for (const [name, call] of Object.entries(series) as [keyof typeof series, (i: number, last: number) => Promise<unknown>][]) {
+      const took = await time(async () => {
+        for (let i = n; i < n + perRound; i++) await call(i, n + perRound - 1);
+      });
+      if (round >= 0) seconds[name] += took;
+    }
+  const { raw, changing, unchanged, cold } = seconds;
   const calls = perRound * ROUNDS;
   const baseline = { name: `raw SQL update, ${length}`, value: calls / raw, unit: "writes/s", label: "raw SQL update" };
   report(baseline);
