@@ -1,9 +1,13 @@
 // Projection throughput: events/s the live consumer folds into the read model (next to the kit's
-// consumer machinery alone: inbox only, no read model), and events/s of a full rebuild (replay).
+// consumer machinery alone: inbox only, no read model), events/s of a full rebuild (replay), and
+// updates/s of long transcripts whose WebVTT changes (next to computing one search vector of the
+// same caption text: what such an update cannot avoid when the text changed).
 import {
   DLQ_STREAM,
   STREAMS,
   makeEvent,
+  topicsToWebvtt,
+  webvttPlainText,
   type EventInput,
   type EventType,
   type OutgoingEvent,
@@ -22,12 +26,18 @@ import {
   serviceMigrations,
   startService,
   type Bus,
+  type Sql,
 } from "@scribe/kit";
 import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { projectionService, rebuildReadModel } from "@scribe/projection";
+import { LIVE_TABLES, applyEvent, takeFeedLock } from "@scribe/projection/testing";
+import { topicsOfMeeting } from "../services/transcription/test/long-transcript";
 import { report, time } from "./report";
 
 const TRANSCRIPTS = Number(process.env.BENCH_PROJECTION_TRANSCRIPTS ?? 2000);
+const LONG_TRANSCRIPTS = Number(process.env.BENCH_PROJECTION_LONG_TRANSCRIPTS ?? 6);
+/** Updates per long transcript of each kind (caption text edited, speakers changed only). */
+const LONG_UPDATES = 3;
 const log = createLogger("bench", "silent");
 
 /** What one transcript's processing emits: created, three topics, the final state (webvtt, summaries). */
@@ -77,6 +87,87 @@ function transcriptEvents(i: number): OutgoingEvent[] {
       webvtt: `WEBVTT\n${cues.join("")}`,
     }),
   ];
+}
+
+/**
+ * A 60-minute meeting's WebVTT (a cue per word, the longest such a meeting has: ~0.5 MB, ~100 KB of
+ * caption text). `edit` > 0 rewrites every 50th word (the caption text changes); `shift` moves
+ * every word to another speaker (only the voices change).
+ */
+function longWebvtt(edit: number, shift: number): string {
+  const topics = topicsOfMeeting(60).map((t) => ({
+    ...t,
+    words: t.words.map((w, i) => ({
+      ...w,
+      text: edit > 0 && i % 50 === 0 ? ` edit${edit}x${i}` : w.text,
+      speaker: (w.speaker + shift) % 3,
+    })),
+  }));
+  return topicsToWebvtt(topics);
+}
+
+/**
+ * Long transcripts created, then updated with a new WebVTT one event per transaction as the live
+ * consumer applies them (a long transcript's updates come seconds apart, each alone in its batch).
+ */
+async function longTranscripts(sql: Sql): Promise<void> {
+  const created = longWebvtt(0, 0);
+  const edited = Array.from({ length: LONG_UPDATES }, (_, u) => longWebvtt(u + 1, 0));
+  const respoken = Array.from({ length: LONG_UPDATES }, (_, u) => longWebvtt(LONG_UPDATES, u + 1));
+  const apply = (state: TranscriptState) =>
+    sql.begin(async (tx) => {
+      await takeFeedLock(tx);
+      await applyEvent(tx, LIVE_TABLES, makeEvent("transcript.updated", state, { source: "bench", time: new Date() }).event, {
+        announce: true,
+      });
+    });
+  const states = Array.from({ length: LONG_TRANSCRIPTS }, (_, i) =>
+    sampleTranscriptState({
+      id: `10000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      status: "ended",
+      title: `Long meeting ${i}`,
+      duration: 3_600_000,
+      webvtt: created,
+    }),
+  );
+  for (const s of states) await apply(s);
+
+  // Baseline: one search vector of the same caption text, as the trigger computes it (one round trip each).
+  const captions = edited.map((w) => webvttPlainText(w));
+  const vectors = await time(async () => {
+    for (let i = 0; i < LONG_TRANSCRIPTS; i++)
+      for (const text of captions) await sql`select setweight(to_tsvector('english', ${text}), 'C') is not null as ok`;
+  });
+  const baseline = {
+    name: "one search vector of a 60-minute caption text",
+    value: (LONG_TRANSCRIPTS * LONG_UPDATES) / vectors,
+    unit: "vectors/s",
+  };
+  report(baseline);
+
+  const run = async (webvtts: string[], firstVersion: number) =>
+    time(async () => {
+      for (const [u, webvtt] of webvtts.entries())
+        for (const s of states) await apply({ ...s, version: firstVersion + u, webvtt, updated_at: new Date().toISOString() });
+    });
+  const editedSeconds = await run(edited, 2);
+  report(
+    {
+      name: "60-minute transcript updated, caption text edited",
+      value: (LONG_TRANSCRIPTS * LONG_UPDATES) / editedSeconds,
+      unit: "updates/s",
+    },
+    { ...baseline, label: "one search vector" },
+  );
+  const respokenSeconds = await run(respoken, 2 + LONG_UPDATES);
+  report(
+    {
+      name: "60-minute transcript updated, speakers changed only",
+      value: (LONG_TRANSCRIPTS * LONG_UPDATES) / respokenSeconds,
+      unit: "updates/s",
+    },
+    { ...baseline, label: "one search vector" },
+  );
 }
 
 async function publishAll(bus: Bus, events: OutgoingEvent[]): Promise<void> {
@@ -145,6 +236,8 @@ export default async function bench(): Promise<void> {
       { name: "replay: rebuild and swap", value: rebuild.events / rebuild.seconds, unit: "events/s" },
       { ...live, label: "live apply" },
     );
+
+    await longTranscripts(sql);
   } finally {
     await (service as Awaited<ReturnType<typeof startService>> | null)?.stop();
     for (const s of [...Object.keys(STREAMS), DLQ_STREAM.name]) await bus.jsm.streams.delete(bus.stream(s)).catch(() => {});
