@@ -44,9 +44,10 @@ export const APPLIED_CHANNEL = "projection_applied";
  * savepoint is another handle: a lock taken in a savepoint that rolls back is released with it).
  */
 const locked = new WeakSet<object>();
+const feedLockQuery = (db: Db) => db`select pg_advisory_xact_lock(hashtext('scribe:projection:change_seq'))`;
 export async function takeFeedLock(db: Db): Promise<void> {
   if (locked.has(db)) return;
-  await db`select pg_advisory_xact_lock(hashtext('scribe:projection:change_seq'))`;
+  await feedLockQuery(db);
   // Outside a transaction (the pool itself) the lock ends with the statement: nothing to remember.
   if ("savepoint" in db) locked.add(db);
 }
@@ -177,12 +178,10 @@ function upsertState(db: Db, t: ModelTables, s: TranscriptUpdated, cols: Record<
     ${returningVersion(db, t, opts)}`;
 }
 
-/** `col = excluded.col` when the row's `rule` version is older than the proposed row's, else the column as it is. */
-function takenWhenOlder(db: Db, table: string, rule: string, cols: readonly string[]) {
-  const cur = db(table);
-  return cols.map(
-    (c) => db`${db(c)} = case when ${cur}.${db(rule)} < excluded.${db(rule)} then excluded.${db(c)} else ${cur}.${db(c)} end`,
-  );
+/** `col = <source>.col` when the row's `rule` version is older than the source row's, else the column as it is. */
+function takenWhenOlder(db: Db, table: string, source: string, rule: string, cols: readonly string[]) {
+  const [cur, src] = [db(table), db(source)];
+  return cols.map((c) => db`${db(c)} = case when ${cur}.${db(rule)} < ${src}.${db(rule)} then ${src}.${db(c)} else ${cur}.${db(c)} end`);
 }
 
 /** The state an event carries, for the events that carry a full state to apply (not a destruction). */
@@ -343,18 +342,34 @@ function stateRecord(id: string, state: TranscriptUpdated, webvtt: RunFold["webv
  * - a topic of a transcript that is neither in the model nor created by the run is refused so that
  *   it is retried (TranscriptNotYetKnown; the caller's transaction rolls the statement back). States
  *   are taken first, so a topic whose transcript the run creates later applies.
- * A run with a state locks rows only after the feed lock even when the caller holds no transaction:
- * the insert trigger takes it for the first row proposed, before any conflict locks a row, and the
- * topic rows are written last (two statements on two pooled connections deadlocked when an update
- * locked the row before its trigger waited for the lock). Returns the versions now held by the
- * transcripts that changed.
+ * Rows the model holds are updated and only the others inserted: an upsert (`insert … on conflict
+ * do update`) fires the insert trigger on the proposed row first, which computed a full search
+ * vector (a long transcript's caption text: milliseconds) and drew a change_seq, both thrown away
+ * on the conflict, before the update trigger computed the vector again. The statement's snapshot
+ * tells which rows exist; a row another writer inserted since then still conflicts and is resolved
+ * by the same rules (the projection, the one ordered writer, holds the feed lock: it does not race).
+ * On the live tables a run locks rows only after the feed lock even when the caller holds no
+ * transaction: the updates' rows are joined with the lock taken first, and the topic rows are
+ * written last (two statements on two pooled connections deadlocked when an update locked the row
+ * before its trigger waited for the lock). Returns the versions now held by the transcripts that
+ * changed.
  */
 async function applyRun(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<Applied[]> {
   const [tr, tp] = [db(t.transcript), db(t.topic)];
-  const taken = [
-    ...takenWhenOlder(db, t.transcript, "state_version", [...STATE_COLUMNS, "room_name", "room_shared"]),
-    ...takenWhenOlder(db, t.transcript, "webvtt_version", WEBVTT_COLUMNS),
-  ];
+  const taken = (source: string) => {
+    const cols = [
+      ...takenWhenOlder(db, t.transcript, source, "state_version", [...STATE_COLUMNS, "room_name", "room_shared"]),
+      ...takenWhenOlder(db, t.transcript, source, "webvtt_version", WEBVTT_COLUMNS),
+    ];
+    return db`${cols.map((x, i) => (i === 0 ? x : db`, ${x}`))},
+      state_version = greatest(${tr}.state_version, ${db(source)}.state_version),
+      version = greatest(${tr}.version, ${db(source)}.version)`;
+  };
+  const changes = (source: string) => db`${tr}.destroyed_at is null and (${tr}.state_version < ${db(source)}.state_version
+    or ${tr}.webvtt_version < ${db(source)}.webvtt_version or ${db(source)}.id in (select id from bump))`;
+  const columns = columnList(db, ["id", "version", "state_version", ...STATE_COLUMNS, "room_name", "room_shared", ...WEBVTT_COLUMNS]);
+  // Shadow tables of a rebuild are written without the feed lock (their trigger does not take it either).
+  const feedLock = t.transcript === LIVE_TABLES.transcript ? feedLockQuery(db) : db`select`;
   // Created (and so sent, in this order) before the first await.
   const statements = runChunks(foldRun(events)).map(
     ({ states, topics }) => db<{ id: string; version: number | null; known: boolean }[]>`
@@ -381,22 +396,25 @@ async function applyRun(db: Db, t: ModelTables, events: readonly ScribeEvent[], 
         select transcript_id, position, version, topic from took
         on conflict (transcript_id, position) do update set version = excluded.version, topic = excluded.topic
         where ${tp}.version < excluded.version),
-      st as (
-        insert into ${tr} (id, version, state_version, ${columnList(db, STATE_COLUMNS)}, room_name, room_shared, ${columnList(db, WEBVTT_COLUMNS)})
-        select s.id, greatest(s.version, bump.version), s.version, ${columnList(db, STATE_COLUMNS, "s")}, r.name,
-          coalesce(r.is_shared, false), ${columnList(db, WEBVTT_COLUMNS, "s")}
-        from s left join bump on bump.id = s.id left join ${db(t.room)} r on r.id = s.room_id and not r.deleted
-        on conflict (id) do update set ${taken.map((x, i) => (i === 0 ? x : db`, ${x}`))},
-          state_version = greatest(${tr}.state_version, excluded.state_version),
-          version = greatest(${tr}.version, excluded.version)
-        where ${tr}.destroyed_at is null and (${tr}.state_version < excluded.state_version
-          or ${tr}.webvtt_version < excluded.webvtt_version or excluded.id in (select id from bump))
+      p as (
+        select s.id, greatest(s.version, bump.version) as version, s.version as state_version, ${columnList(db, STATE_COLUMNS, "s")},
+          r.name as room_name, coalesce(r.is_shared, false) as room_shared, ${columnList(db, WEBVTT_COLUMNS, "s")}
+        from s left join bump on bump.id = s.id left join ${db(t.room)} r on r.id = s.room_id and not r.deleted),
+      fl as (${feedLock}),
+      stu as (
+        update ${tr} set ${taken("p")} from p, fl
+        where ${tr}.id = p.id and ${changes("p")}
+        ${returningVersion(db, t, opts)}, ${tr}.id),
+      sti as (
+        insert into ${tr} (${columns}) select ${columns} from p where p.id not in (select id from cur)
+        on conflict (id) do update set ${taken("excluded")} where ${changes("excluded")}
         ${returningVersion(db, t, opts)}, ${tr}.id),
       upd as (
-        update ${tr} set version = greatest(${tr}.version, bump.version) from bump
+        update ${tr} set version = greatest(${tr}.version, bump.version) from bump, fl
         where ${tr}.id = bump.id and bump.id not in (select id from s)
         ${returningVersion(db, t, opts)}, ${tr}.id)
-    select id, version, true as known from st
+    select id, version, true as known from stu
+    union all select id, version, true from sti
     union all select id, version, true from upd
     union all select distinct transcript_id, null::integer, false from x
       where transcript_id not in (select id from cur) and transcript_id not in (select id from s)`,

@@ -2,9 +2,9 @@
 // store.ts checked against them on a real database, for a transcript's history applied in order,
 // reversed, shuffled and redelivered.
 import { gzipText, makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
-import { sampleTranscriptState } from "@scribe/contracts/testing";
+import { sampleRoomState, sampleTranscriptState } from "@scribe/contracts/testing";
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
-import { createTestDatabase, type TestDatabase } from "@scribe/kit/testing";
+import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldTranscript, type FoldResult, type TranscriptFoldEvent, type TranscriptRow } from "../src/domain/fold";
 import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent, applyInOrder } from "../src/store";
@@ -318,6 +318,115 @@ describe("the SQL path agrees with the fold", () => {
     interleaved.push(...histories.flatMap((h) => h.slice(histories[0]!.length)));
     await applyAll(interleaved, interleaved.length);
     for (const [n, id] of ids.entries()) expect(await rowOf(id)).toEqual(expected(foldAll(histories[n]!)!));
+  });
+
+  /**
+   * One write of a batch, with how often the row trigger ran in it (it computes the search vector
+   * and draws a change_seq): an upsert of an existing row used to fire the insert trigger on the
+   * proposed row as well, computing a vector that was thrown away.
+   */
+  async function writeCounted(events: ScribeEvent[]): Promise<number> {
+    return sql.begin(async (tx) => {
+      await tx`set local track_functions = 'pl'`;
+      // Counts not yet flushed to the statistics are kept across transactions: take the difference.
+      const calls = async () =>
+        (await tx<{ n: number }[]>`select coalesce(pg_stat_get_xact_function_calls('transcript_before_write'::regproc), 0)::int as n`)[0]!
+          .n;
+      const before = await calls();
+      await applyInOrder(tx, LIVE_TABLES, events, { announce: false });
+      return (await calls()) - before;
+    });
+  }
+  /** The row's search vector, and whether it is the one its texts give now. */
+  async function vectorOf(id: string): Promise<{ lexemes: string[]; right: boolean }> {
+    const [row] = await sql<{ lexemes: string[]; right: boolean }[]>`
+      select tsvector_to_array(search_vector) as lexemes,
+        search_vector = setweight(to_tsvector('english', coalesce(title, '')), 'A')
+          || setweight(to_tsvector('english', coalesce(long_summary, '')), 'B')
+          || setweight(to_tsvector('english', coalesce(webvtt_text, '')), 'C')
+          || setweight(to_tsvector('english', coalesce(room_name, '')), 'D') as right
+      from transcript where id = ${id}`;
+    return row!;
+  }
+
+  it("runs the row trigger (search vector, change_seq) once per write, and keeps it right through text changes, a room rename and a destruction", async () => {
+    const room = sampleRoomState({ name: "Harbour" });
+    await sql.begin((tx) =>
+      applyEvent(tx, LIVE_TABLES, makeEvent("room.created", room, { source: "scribe/rooms", time: new Date(T0) }).event, {
+        announce: false,
+      }),
+    );
+    const id = "vector-1";
+    const captions = (text: string) => `WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<v Speaker0>${text}\n`;
+    const at = (v: number, over: Partial<TranscriptState>) => stateOf(id, v, { room_id: room.id, title: "Weekly", ...over });
+
+    expect(await writeCounted([ev("transcript.created", at(1, { webvtt: captions("budget") }), 1)])).toBe(1);
+    expect(await vectorOf(id)).toMatchObject({ right: true, lexemes: expect.arrayContaining(["week", "budget", "harbour"]) });
+
+    // The caption text changes: one vector, of the new text.
+    expect(await writeCounted([ev("transcript.updated", at(2, { webvtt: captions("forecasts") }), 2)])).toBe(1);
+    expect(await vectorOf(id)).toMatchObject({ right: true, lexemes: expect.arrayContaining(["forecast"]) });
+    expect((await vectorOf(id)).lexemes).not.toContain("budget");
+
+    // A state that leaves the WebVTT out, and one that changes the title only.
+    expect(await writeCounted([ev("transcript.updated", webvttUnchanged(at(3, { name: "renamed" })), 3)])).toBe(1);
+    expect(await writeCounted([ev("transcript.updated", webvttUnchanged(at(4, { title: "Quarterly" })), 4)])).toBe(1);
+    expect(await vectorOf(id)).toMatchObject({ right: true, lexemes: expect.arrayContaining(["quarter", "forecast", "harbour"]) });
+
+    // An existing row and a new one in one run: one trigger call each.
+    const other = ev("transcript.created", stateOf("vector-2", 1, { webvtt: captions("pipelines") }), 5);
+    expect(await writeCounted([ev("transcript.updated", at(5, { webvtt: captions("revenue") }), 5), other])).toBe(2);
+    expect(await vectorOf(id)).toMatchObject({ right: true, lexemes: expect.arrayContaining(["revenu"]) });
+    expect(await vectorOf("vector-2")).toMatchObject({ right: true, lexemes: expect.arrayContaining(["pipelin"]) });
+
+    const renamed = { ...room, version: room.version + 1, name: "Lighthouse" };
+    await sql.begin((tx) =>
+      applyEvent(tx, LIVE_TABLES, makeEvent("room.updated", renamed, { source: "scribe/rooms", time: new Date(T0) }).event, {
+        announce: false,
+      }),
+    );
+    expect(await vectorOf(id)).toMatchObject({ right: true, lexemes: expect.arrayContaining(["lighthous"]) });
+    expect((await vectorOf(id)).lexemes).not.toContain("harbour");
+
+    const destroyed = ev("transcript.destroyed", { transcript: at(6, { deleted_at: T0 }), reason: "user" }, 6);
+    await sql.begin((tx) => applyEvent(tx, LIVE_TABLES, destroyed, { announce: false }));
+    expect(await vectorOf(id)).toMatchObject({ right: true });
+    expect((await vectorOf(id)).lexemes).not.toEqual(expect.arrayContaining(["revenu"]));
+    expect((await vectorOf(id)).lexemes).not.toEqual(expect.arrayContaining(["quarter"]));
+  });
+
+  it("an update of a known row locks it only after the feed lock, so a writer that holds the lock never deadlocks with it", async () => {
+    const id = "lock-order";
+    await writeCounted([ev("transcript.created", stateOf(id, 1), 1)]);
+    const watcher = connectDb(db.url, { schema: "projection", max: 3 });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let took!: () => void;
+      const holding = new Promise<void>((r) => (took = r));
+      const holder = watcher.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(hashtext('scribe:projection:change_seq'))`;
+        took();
+        await released;
+        await applyEvent(tx, LIVE_TABLES, ev("transcript.updated", stateOf(id, 3, { name: "holder" }), 3), { announce: false });
+      });
+      await holding;
+      // No lock taken first: the statement itself waits for the lock, holding no row meanwhile.
+      const other = sql.begin((tx) =>
+        applyEvent(tx, LIVE_TABLES, ev("transcript.updated", stateOf(id, 2, { name: "other" }), 2), { announce: false }),
+      );
+      await eventually(async () => {
+        const [w] = await watcher<{ n: number }[]>`
+          select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted
+            and database = (select oid from pg_database where datname = current_database())`;
+        return w!.n >= 1;
+      });
+      release();
+      await Promise.all([holder, other]);
+      expect(await sql`select name, state_version from transcript where id = ${id}`).toEqual([{ name: "holder", state_version: 3 }]);
+    } finally {
+      await watcher.end({ timeout: 5 });
+    }
   });
 
   it("splits a run too large for one statement between transcripts, with the same rows", async () => {
