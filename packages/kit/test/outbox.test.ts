@@ -100,6 +100,29 @@ describe("transactional outbox", () => {
     await r.stop();
   });
 
+  it("wakes relays only for a statement that wrote events (an insert of no row stays silent)", async () => {
+    await purge();
+    // Notifications are delivered in commit order: a marker sent after each statement tells, without
+    // waiting for a timeout, whether that statement notified.
+    const heard: string[] = [];
+    const listeners = await Promise.all(
+      ["outbox", "marker"].map((what) => env.sql.listen(`${env.schema}_${what}`, () => heard.push(what))),
+    );
+    const marker = () => env.sql`select pg_notify(${`${env.schema}_marker`}, '')`;
+    try {
+      await env.sql`insert into outbox select * from outbox where false`;
+      await marker();
+      await eventually(async () => heard.includes("marker"));
+      expect(heard).toEqual(["marker"]);
+      await write([roomEvent(6000)]);
+      await marker();
+      await eventually(async () => heard.filter((h) => h === "marker").length === 2);
+      expect(heard).toEqual(["marker", "outbox", "marker"]);
+    } finally {
+      await Promise.all(listeners.map((l) => l.unlisten()));
+    }
+  });
+
   it("sets aside an event the server refuses for its size, publishes the rest in order, and tries it again later", async () => {
     await purge();
     const before = [roomEvent(6000), roomEvent(6001)];
