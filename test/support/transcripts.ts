@@ -10,7 +10,7 @@ import {
   type TranscriptState,
   type Word,
 } from "@scribe/contracts";
-import { ANONYMOUS, projectionOps } from "@scribe/contracts";
+import { ANONYMOUS, projectionOps, transcriptUpdated } from "@scribe/contracts";
 import { connectBus, rpcCall, type Bus } from "@scribe/kit";
 import { sampleRoomState, sampleTranscriptState } from "@scribe/contracts/testing";
 import { TEST_NATS_URL } from "@scribe/kit/testing";
@@ -91,7 +91,8 @@ export class TranscriptWriter {
   async update(id: string, patch: Partial<TranscriptState>, opts: { eventId?: string } = {}): Promise<TranscriptState> {
     const s = { ...this.state(id), ...patch, version: this.next(id), updated_at: new Date().toISOString() };
     this.states.set(id, s);
-    await this.publish("transcript.updated", s, opts.eventId ? { id: opts.eventId } : {});
+    // With its WebVTT compressed, as the transcription service announces a new one (v3).
+    await this.publish("transcript.updated", transcriptUpdated(s, true), opts.eventId ? { id: opts.eventId } : {});
     return s;
   }
 

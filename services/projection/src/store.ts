@@ -5,6 +5,7 @@ import {
   ROOM_FEED_CHANNEL,
   StoredParticipant,
   TopicRecord,
+  carriedWebvtt,
   webvttPlainText,
   type ListingScope,
   type MeetingState,
@@ -270,7 +271,8 @@ function foldRun(events: readonly ScribeEvent[]): Map<string, RunFold> {
     if (s) {
       const f = foldOf(s.id);
       if (!f.state || s.version > f.state.version) f.state = s;
-      if (s.webvtt !== undefined && (!f.webvtt || s.version > f.webvtt.version)) f.webvtt = { version: s.version, webvtt: s.webvtt };
+      const webvtt = carriedWebvtt(s);
+      if (webvtt !== undefined && (!f.webvtt || s.version > f.webvtt.version)) f.webvtt = { version: s.version, webvtt };
     } else if (ev.type === "transcript.topic.upserted") {
       const { transcript_id, version, position, topic } = ev.data;
       const topics = foldOf(transcript_id).topics;

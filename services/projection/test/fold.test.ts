@@ -1,7 +1,15 @@
 // The read model's fold (services/projection/src/domain/fold.ts): the pure rules, then the SQL of
 // store.ts checked against them on a real database, for a transcript's history applied in order,
 // reversed, shuffled and redelivered.
-import { gzipText, makeEvent, type ScribeEvent, type TopicRecord, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
+import {
+  gzipText,
+  makeEvent,
+  transcriptUpdated,
+  type ScribeEvent,
+  type TopicRecord,
+  type TranscriptState,
+  type TranscriptUpdated,
+} from "@scribe/contracts";
 import { sampleRoomState, sampleTranscriptState } from "@scribe/contracts/testing";
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
@@ -54,27 +62,35 @@ function completion(s: TranscriptState, version: 1 | 2): unknown {
     : { transcript: webvttUnchanged(s), webvtt_gzip: s.webvtt && gzipText(s.webvtt), ...common };
 }
 
+/** transcript.updated's data for a change of the WebVTT: v3 carries it compressed, v2 as text. */
+const carryingWebvtt = (s: TranscriptState, version: 2 | 3): TranscriptUpdated => (version === 3 ? transcriptUpdated(s, true) : s);
+
 /**
  * A transcript's life as the write side announces it: created, processed twice (a reprocess clears),
- * completed (as v1 or v2 announce it: the stream keeps the old events).
+ * completed (as v1 or v2 announce it, its WebVTT changes as transcript.updated v2 or v3 do: the
+ * stream keeps the old events).
  */
-function history(id: string, destroyed: boolean, completedVersion: 1 | 2 = 2): Wire[] {
+function history(id: string, destroyed: boolean, completedVersion: 1 | 2 = 2, updatedVersion: 2 | 3 = 3): Wire[] {
   const events: Wire[] = [
     ev("transcript.created", stateOf(id, 1), 1),
     ev("transcript.topics.cleared", { transcript_id: id, version: 2 }, 2),
     ev("transcript.topic.upserted", { transcript_id: id, version: 3, position: 0, topic: topic("a", "first") }, 3),
     ev("transcript.topic.upserted", { transcript_id: id, version: 4, position: 1, topic: topic("b", "second") }, 4),
-    ev("transcript.updated", stateOf(id, 5, { status: "processing", webvtt: "WEBVTT\n\none" }), 5),
+    ev("transcript.updated", carryingWebvtt(stateOf(id, 5, { status: "processing", webvtt: "WEBVTT\n\none" }), updatedVersion), 5),
     ev("transcript.topics.cleared", { transcript_id: id, version: 6 }, 6),
     ev("transcript.topic.upserted", { transcript_id: id, version: 7, position: 0, topic: topic("c", "again") }, 7),
-    ev("transcript.updated", stateOf(id, 8, { title: "Weekly", webvtt: "WEBVTT\n\ntwo" }), 8),
+    ev("transcript.updated", carryingWebvtt(stateOf(id, 8, { title: "Weekly", webvtt: "WEBVTT\n\ntwo" }), updatedVersion), 8),
     ev(
       "transcript.completed",
       completion(stateOf(id, 9, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\ntwo" }), completedVersion),
       9,
     ),
     // A speaker assigned (the topics' words changed: a new WebVTT), then a rename that leaves it out.
-    ev("transcript.updated", stateOf(id, 10, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\nthree" }), 10),
+    ev(
+      "transcript.updated",
+      carryingWebvtt(stateOf(id, 10, { title: "Weekly", status: "ended", webvtt: "WEBVTT\n\nthree" }), updatedVersion),
+      10,
+    ),
     ev("transcript.updated", webvttUnchanged(stateOf(id, 11, { title: "Renamed", status: "ended" })), 11),
   ];
   if (destroyed)
@@ -156,6 +172,18 @@ describe("the fold, pure", () => {
           state: { status: "ended", webvtt: "WEBVTT\n\nnew" },
         });
     }
+  });
+  it("transcript.updated v3 (the WebVTT compressed) folds to the row v2 (as text) gives, whatever else the history holds", () => {
+    for (const destroyed of [false, true])
+      for (const completedVersion of [1, 2] as const) {
+        const v2 = history(id, destroyed, completedVersion, 2);
+        const v3 = history(id, destroyed, completedVersion, 3);
+        expect(v3.filter((e) => e.type === "transcript.updated" && "webvtt" in e.data)).toEqual([]);
+        expect(foldAll(v3)).toEqual(foldAll(v2));
+        // A history that spans the upgrade: v2 events before, v3 after.
+        expect(foldAll([...v2.slice(0, 6), ...v3.slice(6)])).toEqual(foldAll(v2));
+      }
+    expect(foldAll(history(id, false))).toMatchObject({ webvtt_version: 10, state: { webvtt: "WEBVTT\n\nthree" } });
   });
   it("a topic event before its transcript is not known yet (retried), one behind the last clear is stale", () => {
     const upsert = ev("transcript.topic.upserted", { transcript_id: id, version: 2, position: 0, topic: topic("a", "x") }, 2);
@@ -308,6 +336,19 @@ describe("the SQL path agrees with the fold", () => {
           });
         }
       }
+    }
+  }
+
+  // The stream holds transcript.updated v2 (the WebVTT as text) from before v3 (compressed): both give the same rows.
+  for (const batch of [1, 100]) {
+    for (const [name, order] of orders) {
+      it(`transcript.updated v3, events ${name}, in batches of ${batch}: the rows v2 gave`, async () => {
+        const id = (v: number) => `u${v}-b${batch}-${name.replace(/\s/g, "-")}`;
+        await applyAll(order(history(id(2), false, 2, 2)), batch);
+        await applyAll(order(history(id(3), false, 2, 3)), batch);
+        expect(await rowOf(id(3))).toEqual(await rowOf(id(2)));
+        expect(await rowOf(id(3))).toMatchObject({ webvtt: "WEBVTT\n\nthree", webvtt_version: 10 });
+      });
     }
   }
 

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { OutgoingEvent } from "@scribe/contracts";
-import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState } from "@scribe/contracts";
+import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState, webvttGzip } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { z } from "zod";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
@@ -48,7 +48,8 @@ type Row = Record<Column, unknown>;
  * starting with a NUL (which a text column cannot hold), so no content can spell it.
  */
 export const WEBVTT_NOT_READ = `\u0000webvtt-not-read:${randomUUID()}`;
-const WEBVTT_NOT_READ_JSON = JSON.stringify(WEBVTT_NOT_READ);
+/** The placeholder as an event would carry it, as text or compressed (webvtt_gzip: gzip is deterministic). */
+const WEBVTT_NOT_READ_JSON = [JSON.stringify(WEBVTT_NOT_READ), JSON.stringify(webvttGzip(WEBVTT_NOT_READ))];
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 const Topics = z.array(TopicRecord);
@@ -144,7 +145,7 @@ export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, p
 /** The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order: a fragment the caller may join and must order. */
 function outboxRows(db: Db, events: readonly OutgoingEvent[]) {
   const payloads = events.map((e) => JSON.stringify(e.event));
-  if (payloads.some((p) => p.includes(WEBVTT_NOT_READ_JSON)))
+  if (payloads.some((p) => WEBVTT_NOT_READ_JSON.some((placeholder) => p.includes(placeholder))))
     throw new Error("an event carries the WebVTT its write did not read: the command must load it (loads() in the decider)");
   return db`select e.event_id, e.subject, e.payload
     from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[], ${payloads}::text[])

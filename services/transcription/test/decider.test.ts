@@ -5,6 +5,8 @@ import {
   TranscriptCompleted,
   completedTexts,
   gunzipText,
+  topicsToWebvtt,
+  webvttOfGzip,
   wordsToWebvtt,
   type TopicRecord,
   type TranscriptState,
@@ -30,12 +32,25 @@ const initial = (over: Partial<TranscriptState> = {}): TranscriptState => ({
 const createdEv = (over: Partial<TranscriptState> = {}): TranscriptEvent => ({ type: "transcript.created", data: initial(over) });
 /** The state after `events`, for building expectations. */
 const stateAfter = (events: TranscriptEvent[]) => evolveAll(transcriptDecider, events)!.state;
-/** transcript.updated after `before` with `change`: the WebVTT only when the change names it (TranscriptUpdated). */
+/**
+ * Matches a `webvtt_gzip` that unpacks to `webvtt`: a string, null or an asymmetric matcher such as
+ * expect.stringContaining (a compressed WebVTT is compared by what it holds, not by its bytes).
+ */
+const gzipOf = (webvtt: unknown) => ({
+  asymmetricMatch: (actual: unknown) => {
+    if (actual !== null && typeof actual !== "string") return false;
+    const text = webvttOfGzip(actual);
+    const inner = webvtt as { asymmetricMatch?: (v: unknown) => boolean } | null;
+    return typeof inner?.asymmetricMatch === "function" ? inner.asymmetricMatch(text) : text === webvtt;
+  },
+  toString: () => "webvtt_gzip of",
+  toAsymmetricMatcher: () => `webvtt_gzip of ${String(webvtt)}`,
+});
+/** transcript.updated after `before` with `change`: the WebVTT, compressed, only when the change names it (TranscriptUpdated v3). */
 const updated = (before: TranscriptEvent[], change: Partial<TranscriptState>, version?: number): TranscriptEvent => {
-  const s = stateAfter(before);
-  const data: Partial<TranscriptState> = { ...s, ...change, version: version ?? s.version + 1, updated_at: at };
-  if (!("webvtt" in change)) delete data.webvtt;
-  return { type: "transcript.updated", data: data as TranscriptUpdated };
+  const { webvtt, ...data } = { ...stateAfter(before), ...change, updated_at: at };
+  data.version = version ?? stateAfter(before).version + 1;
+  return { type: "transcript.updated", data: "webvtt" in change ? { ...data, webvtt_gzip: gzipOf(webvtt) as unknown as string } : data };
 };
 const refusedAs = (kind: RefusalKind, message?: string) => (e: unknown) =>
   e instanceof RuleError && e.kind === kind && (message === undefined || e.message === message);
@@ -288,6 +303,11 @@ describe("pipeline runs", () => {
         { type: "transcript.topic.upserted", data: { transcript_id: ID, version: v + 3, position: 1, topic: T2 } },
         updated(running, { webvtt: expect.stringContaining("<v Speaker0>Hello world.") as unknown as string }, v + 4),
       ]);
+    // v3: the new WebVTT travels compressed only, and the state the event leaves holds it as text.
+    const announced = events[3]!.data as TranscriptUpdated;
+    expect(announced).not.toHaveProperty("webvtt");
+    expect(webvttOfGzip(announced.webvtt_gzip!)).toBe(topicsToWebvtt([T1, T2]));
+    expect(stateAfter([...running, ...events]).webvtt).toBe(topicsToWebvtt([T1, T2]));
     given([...running, ...events])
       .when({ type: "replaceTopics", run_id: RUN, topics: [T1, T2], now })
       .then([]);

@@ -2,7 +2,16 @@
 // (a repeated call emits nothing), the stale-run guard, and what it decides when another writer
 // changed the row since the port last read or wrote it (another replica, a reprocess, an API edit).
 import { randomUUID } from "node:crypto";
-import { TranscriptCompleted, completedTexts, makeEvent, type TopicRecord } from "@scribe/contracts";
+import {
+  TranscriptCompleted,
+  TranscriptUpdated,
+  carriedWebvtt,
+  completedTexts,
+  makeEvent,
+  transcriptUpdated,
+  webvttGzip,
+  type TopicRecord,
+} from "@scribe/contracts";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
@@ -182,7 +191,10 @@ describe.each([
     expect(es[1]!.data).toMatchObject({ version: v + 2, position: 0 });
     expect(es[2]!.data).toMatchObject({ version: v + 3, position: 1 });
     expect(es[3]!.data.version).toBe(v + 4);
-    expect(es[3]!.data.webvtt).toContain("<v Speaker0>Hello world.");
+    // The new WebVTT travels compressed (transcript.updated v3), exactly as stored.
+    expect(es[3]!.data).not.toHaveProperty("webvtt");
+    expect(carriedWebvtt(TranscriptUpdated.parse(es[3]!.data))).toBe((await loadTranscript(sql, id))!.state.webvtt);
+    expect(carriedWebvtt(TranscriptUpdated.parse(es[3]!.data))).toContain("<v Speaker0>Hello world.");
     expect(await port.replaceTopics(id, RUN, topics)).toBe(true);
     expect(await drained()).toEqual([]);
   });
@@ -290,10 +302,20 @@ describe.each([
   });
 });
 
-it("refuses to queue an event that carries the WebVTT its write did not read", async () => {
+it("refuses to queue an event that carries the WebVTT its write did not read, as text or compressed", async () => {
   const state = (await loadTranscript(sql, id, { webvtt: false }))!.state;
   expect(state.webvtt).toBe(WEBVTT_NOT_READ);
-  const event = makeEvent("transcript.updated", { ...state, version: state.version + 1 }, { source: "test", time: new Date() });
-  await expect(emitEvents(sql, [event])).rejects.toThrow(/did not read/);
+  const next = { ...state, version: state.version + 1 };
+  const { webvtt: _unread, ...transcript } = next;
+  const carrying = [
+    makeEvent("transcript.updated", next, { source: "test", time: new Date() }),
+    makeEvent("transcript.updated", transcriptUpdated(next, true), { source: "test", time: new Date() }),
+    makeEvent(
+      "transcript.completed",
+      { transcript, webvtt_gzip: webvttGzip(WEBVTT_NOT_READ), topics: [], run_id: RUN, completed_at: new Date().toISOString() },
+      { source: "test", time: new Date() },
+    ),
+  ];
+  for (const event of carrying) await expect(emitEvents(sql, [event])).rejects.toThrow(/did not read/);
   expect(await drained()).toEqual([]);
 });

@@ -21,6 +21,16 @@ export function gunzipText(base64: string): string {
   return gunzipSync(Buffer.from(base64, "base64")).toString("utf8");
 }
 
+/** A WebVTT as `webvtt_gzip` carries it (transcript.completed v2, transcript.updated v3): null stays null (no WebVTT). */
+export function webvttGzip(webvtt: string | null): string | null {
+  return webvtt === null ? null : gzipText(webvtt);
+}
+
+/** The WebVTT a `webvtt_gzip` carries. */
+export function webvttOfGzip(webvttGzip: string | null): string | null {
+  return webvttGzip === null ? null : gunzipText(webvttGzip);
+}
+
 /**
  * `pieces` (joined: the text to carry) as parts of `source`: each piece found in `source` at or
  * after the previous one becomes a range (ranges that meet are merged), the others stay text.
@@ -67,7 +77,7 @@ export function completedWebvtt(
 ): { webvtt_gzip: string | null; topicParts: Part[][] } {
   const source = webvtt ?? "";
   return {
-    webvtt_gzip: webvtt === null ? null : gzipText(webvtt),
+    webvtt_gzip: webvttGzip(webvtt),
     // Each topic searches from the start: its cues are where they are, whatever the topics before found.
     topicParts: topics.map((t) => partsOf(wordsToWebvttPieces(t.words), source)),
   };
@@ -87,7 +97,7 @@ export interface CompletedTopicText {
  * version: what every reader of transcript.completed (the webhook) works from.
  */
 export function completedTexts(data: Completed): { webvtt: string | null; topics: CompletedTopicText[] } {
-  const webvtt = data.webvtt_gzip !== undefined ? data.webvtt_gzip && gunzipText(data.webvtt_gzip) : (data.transcript.webvtt ?? null);
+  const webvtt = data.webvtt_gzip !== undefined ? webvttOfGzip(data.webvtt_gzip) : (data.transcript.webvtt ?? null);
   const topics = data.topics.map(({ webvtt_parts, webvtt: text, ...topic }, i) => {
     if (text !== undefined) return { ...topic, webvtt: text };
     if (webvtt_parts === undefined) throw new Error(`transcript.completed topic ${i} carries neither webvtt nor webvtt_parts`);

@@ -3,7 +3,7 @@
 //
 // Size: topics travel one per event (their words can be large) so no message nears NATS's
 // 1 MB default max_payload; `transcript.updated` carries everything else, but the WebVTT only in
-// the change that changed it (a long transcript's WebVTT is hundreds of kilobytes), and
+// the change that changed it (a long transcript's WebVTT is hundreds of kilobytes), compressed, and
 // `transcript.completed` carries it once, compressed, its topics' WebVTT as parts of it.
 import { z } from "@hono/zod-openapi";
 import { defineEvent } from "../common/event-def";
@@ -85,9 +85,12 @@ export const TranscriptState = z.object({
 export type TranscriptState = z.infer<typeof TranscriptState>;
 
 /**
- * `transcript.updated`'s data: the state, with `webvtt` only when this change changed it (its
+ * `transcript.updated`'s data: the state, with the WebVTT only when this change changed it (its
  * topics changed). A change of anything else leaves it out, so a write costs what it changes and
- * no event of a long transcript repeats its WebVTT.
+ * no event of a long transcript repeats its WebVTT. v3 carries a changed WebVTT compressed, as
+ * transcript.completed v2 does (v2 carried it as text: two hours of the densest speech made a ~1 MB
+ * event, NATS's default max_payload). Readers take it through `carriedWebvtt` / `transcriptChange`
+ * (updated-webvtt.ts), which read both versions.
  */
 export const TranscriptUpdated = TranscriptState.extend({
   webvtt: z
@@ -95,8 +98,18 @@ export const TranscriptUpdated = TranscriptState.extend({
     .nullable()
     .optional()
     .describe(
-      "Present (string or null) only when this change changed the WebVTT; absent: unchanged. A reader keeps the WebVTT of the highest version that carried one (transcript.created always carries it; transcript.completed v1 did, v2 carries it apart, compressed).",
+      "v2: present (string or null) only when this change changed the WebVTT; absent: unchanged. v3 leaves it out and carries a changed WebVTT in `webvtt_gzip`. A reader keeps the WebVTT of the highest version that carried one (transcript.created always carries it; transcript.completed v1 did, v2 carries it apart, compressed).",
     ),
+  webvtt_gzip: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "v3: present only when this change changed the WebVTT: gzip (RFC 1952) of its UTF-8, in base64, or null (the transcript has none now); absent: unchanged. Absent in v2; never together with `webvtt`.",
+    ),
+}).refine((d) => d.webvtt === undefined || d.webvtt_gzip === undefined, {
+  path: ["webvtt_gzip"],
+  message: "carries the WebVTT twice: webvtt (v2) and webvtt_gzip (v3) exclude each other",
 });
 export type TranscriptUpdated = z.infer<typeof TranscriptUpdated>;
 
@@ -216,7 +229,7 @@ export const TranscriptLifecycleChanged = z.object({
 export const transcriptEvents = [
   defineEvent({ type: "transcript.created", stream: "TRANSCRIPTS", version: 1, data: TranscriptState, aggregateId: (d) => d.id }),
   /** Any change other than topics: status, summaries, participants, share mode, soft delete/restore… */
-  defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 2, data: TranscriptUpdated, aggregateId: (d) => d.id }),
+  defineEvent({ type: "transcript.updated", stream: "TRANSCRIPTS", version: 3, data: TranscriptUpdated, aggregateId: (d) => d.id }),
   defineEvent({
     type: "transcript.topic.upserted",
     stream: "TRANSCRIPTS",

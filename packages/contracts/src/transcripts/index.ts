@@ -1,6 +1,6 @@
-// Transcripts: API schemas, transcript and retention events (and transcript.completed's WebVTT),
-// access rules, rendering, storage keys, the transcription service's operations and the read
-// model's (projection) operations.
+// Transcripts: API schemas, transcript and retention events (and the WebVTT transcript.completed
+// and transcript.updated carry), access rules, rendering, storage keys, the transcription service's
+// operations and the read model's (projection) operations.
 export * from "./api";
 export * from "./events";
 export * from "./retention-events";
@@ -12,3 +12,4 @@ export * from "./read-model-rpc";
 export * from "./document-tag";
 export * from "./live";
 export * from "./completed-webvtt";
+export * from "./updated-webvtt";

@@ -6,7 +6,7 @@
 // (transcript.updated carries it only when it changed, transcript.completed v2 never in its state), topics per position by their version behind
 // the last clear (`topics_reset_version`), and a destroyed transcript (a tombstone)
 // takes nothing more, so applying events twice or out of order converges to the same row.
-import type { TopicRecord, TranscriptState, TranscriptUpdated } from "@scribe/contracts";
+import { transcriptChange, type TopicRecord, type TranscriptChange, type TranscriptState, type TranscriptUpdated } from "@scribe/contracts";
 
 export interface TopicSlot {
   version: number;
@@ -59,7 +59,7 @@ export function tombstoneOf(s: TranscriptState, eventTime: string): TranscriptSt
   };
 }
 
-function withState(row: TranscriptRow | null, s: TranscriptUpdated, destroyedAt: string | null): FoldResult {
+function withState(row: TranscriptRow | null, s: TranscriptChange, destroyedAt: string | null): FoldResult {
   const carriesWebvtt = s.webvtt !== undefined;
   if (!row)
     return {
@@ -91,8 +91,9 @@ function withState(row: TranscriptRow | null, s: TranscriptUpdated, destroyedAt:
 export function foldTranscript(row: TranscriptRow | null, ev: TranscriptFoldEvent): FoldResult {
   switch (ev.type) {
     case "transcript.created":
-    case "transcript.updated":
       return withState(row, ev.data, null);
+    case "transcript.updated":
+      return withState(row, transcriptChange(ev.data), null);
     case "transcript.completed":
       return withState(row, ev.data.transcript, null);
     case "transcript.destroyed":

@@ -10,6 +10,8 @@ import { isDeepStrictEqual } from "node:util";
 import {
   completedWebvtt,
   topicsToWebvtt,
+  transcriptChange,
+  transcriptUpdated,
   type PipelineEventName,
   type RecordingReady,
   type TopicRecord,
@@ -189,11 +191,9 @@ function changed(
   return events;
 }
 
-/** The state as transcript.updated carries it: the WebVTT only when it changed (see TranscriptUpdated). */
+/** The state as transcript.updated carries it: the WebVTT only when it changed, compressed (see TranscriptUpdated). */
 function updateOf(before: TranscriptState, after: TranscriptState): TranscriptUpdated {
-  if (after.webvtt !== before.webvtt) return after;
-  const { webvtt: _unchanged, ...rest } = after;
-  return rest;
+  return transcriptUpdated(after, after.webvtt !== before.webvtt);
 }
 
 function onCurrentRun(a: Aggregate, runId: string): void {
@@ -428,8 +428,11 @@ export function evolve(current: Aggregate | null, event: TranscriptEvent): Aggre
   if (event.type === "transcript.destroyed") return null;
   const a = exists(current);
   switch (event.type) {
-    case "transcript.updated":
-      return { ...a, state: { ...event.data, webvtt: event.data.webvtt === undefined ? a.state.webvtt : event.data.webvtt } };
+    case "transcript.updated": {
+      // Unpacks the WebVTT decide() just packed (a few ms for hours of speech): the event is the one record of the change.
+      const change = transcriptChange(event.data);
+      return { ...a, state: { ...change, webvtt: change.webvtt === undefined ? a.state.webvtt : change.webvtt } };
+    }
     case "transcript.completed":
       return { ...a, state: { ...event.data.transcript, webvtt: a.state.webvtt }, completed_run_id: event.data.run_id };
     // A topic change without a state change (a retitled topic) still moves the version on.
