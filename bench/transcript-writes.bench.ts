@@ -8,18 +8,42 @@
 // state) in the same atomic statement, and a cold call reads first, so a cold call cannot pass
 // 0.5x where round trips dominate; where commits wait for the disk, both pay the same flush and
 // every ratio rises.
+// A run's event log (port.appendEvent) is measured on logs of 0, 500 and 5,000 entries next to a raw
+// SQL insert of one row into a table of the log's shape: an append must cost the same on any log.
 import { randomUUID } from "node:crypto";
 import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { persistNew } from "../services/transcription/src/changes";
 import { newAggregate } from "../services/transcription/src/domain/transcript";
+import type { LoggedEvent } from "../services/transcription/src/domain/transcript";
 import { DbTranscriptPort } from "../services/transcription/src/port";
+import { loadTranscript, saveTranscript } from "../services/transcription/src/store";
 import { topicsOfMeeting } from "../services/transcription/test/long-transcript";
 import { report, time } from "./report";
 
 const CALLS = Number(process.env.BENCH_TRANSCRIPT_WRITES ?? 500);
 const ROUNDS = Number(process.env.BENCH_TRANSCRIPT_WRITES_ROUNDS ?? 10);
+
+type Call = (i: number, lastOfRound: number) => Promise<unknown>;
+
+/**
+ * Each series' calls (numbered from 0) interleaved in rounds, so a load change on the shared machine
+ * hits all series alike and the ratios hold even when the absolute figures do not. Round -1 warms up
+ * (JIT, prepared statements, connections) and is not counted. Seconds per series.
+ */
+async function rounds<S extends string>(series: Record<S, Call>): Promise<{ seconds: Record<S, number>; calls: number }> {
+  const perRound = Math.max(1, Math.floor(CALLS / ROUNDS));
+  const seconds = Object.fromEntries(Object.keys(series).map((k) => [k, 0])) as Record<S, number>;
+  for (let round = -1, n = 0; round < ROUNDS; round++, n += perRound)
+    for (const [name, call] of Object.entries(series) as [S, Call][]) {
+      const took = await time(async () => {
+        for (let i = n; i < n + perRound; i++) await call(i, n + perRound - 1);
+      });
+      if (round >= 0) seconds[name] += took;
+    }
+  return { seconds, calls: perRound * ROUNDS };
+}
 
 async function measure(sql: Sql, minutes: number): Promise<void> {
   const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
@@ -31,31 +55,53 @@ async function measure(sql: Sql, minutes: number): Promise<void> {
   if (minutes > 0) await port.replaceTopics(id, "run", topicsOfMeeting(minutes));
   const length = minutes === 0 ? "empty transcript" : `${minutes}-minute transcript`;
 
-  // Interleaved in rounds, so a load change on the shared machine hits all series alike and the
-  // ratios hold even when the absolute figures do not. Round -1 warms up (JIT, prepared
-  // statements, connections) and is not counted.
-  const perRound = Math.max(1, Math.floor(CALLS / ROUNDS));
-  const series = {
-    raw: (i: number) => sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`,
-    changing: (i: number) => port.update(id, "run", { title: `p${i}` }),
-    unchanged: (_: number, last: number) => port.update(id, "run", { title: `p${last}` }),
-    cold: (i: number) => new DbTranscriptPort(sql, log).update(id, "run", { title: `c${i}` }),
-  };
-  const seconds = { raw: 0, changing: 0, unchanged: 0, cold: 0 };
-  for (let round = -1, n = 0; round < ROUNDS; round++, n += perRound)
-    for (const [name, call] of Object.entries(series) as [keyof typeof series, (i: number, last: number) => Promise<unknown>][]) {
-      const took = await time(async () => {
-        for (let i = n; i < n + perRound; i++) await call(i, n + perRound - 1);
-      });
-      if (round >= 0) seconds[name] += took;
-    }
+  const { seconds, calls } = await rounds({
+    raw: (i) => sql`update transcript set title = ${`t${i}`}, version = version + 1 where id = ${id}`,
+    changing: (i) => port.update(id, "run", { title: `p${i}` }),
+    unchanged: (_, last) => port.update(id, "run", { title: `p${last}` }),
+    cold: (i) => new DbTranscriptPort(sql, log).update(id, "run", { title: `c${i}` }),
+  });
   const { raw, changing, unchanged, cold } = seconds;
-  const calls = perRound * ROUNDS;
   const baseline = { name: `raw SQL update, ${length}`, value: calls / raw, unit: "writes/s", label: "raw SQL update" };
   report(baseline);
   report({ name: `port.update, ${length} (changed: event emitted)`, value: calls / changing, unit: "calls/s" }, baseline);
   report({ name: `port.update, ${length} (unchanged: nothing emitted)`, value: calls / unchanged, unit: "calls/s" }, baseline);
   report({ name: `port.update, ${length} (changed, cold: row read first)`, value: calls / cold, unit: "calls/s" }, baseline);
+}
+
+/** A live run's partial text: the entry a long run's log holds most of. */
+const spoken = (i: number): LoggedEvent => ({
+  event: "TRANSCRIPT",
+  data: { text: `and then entry ${i} said what the meeting was about, more or less`, translation: null },
+});
+
+async function measureAppends(sql: Sql, logLength: number): Promise<void> {
+  const a = newAggregate({ id: randomUUID(), now: new Date(), user_id: "u", name: "bench", source_kind: "file" });
+  const id = a.state.id;
+  await sql.begin((tx) => persistNew(tx, a, new Date()));
+  const log = Array.from({ length: logLength }, (_, i) => spoken(i));
+  await sql.begin(async (tx) => saveTranscript(tx, { ...(await loadTranscript(tx, id))!, current_run_id: "run", events: log }));
+  // The baseline's table holds as many rows of this transcript as its log.
+  await sql`insert into bench_raw_event (transcript_id, run_id, event, data)
+    select ${id}, 'run', 'TRANSCRIPT', jsonb_build_object('text', 'seeded ' || n, 'translation', null)
+    from generate_series(1, ${logLength}) as n`;
+  const port = new DbTranscriptPort(sql, createLogger("bench", "silent"));
+  // Numbered past the seeded entries, so no call is a duplicate (which would emit and write nothing).
+  const appended = (i: number) => spoken(logLength + i);
+  const { seconds, calls } = await rounds({
+    raw: (i) => sql`insert into bench_raw_event (transcript_id, run_id, event, data)
+      values (${id}, 'run', 'TRANSCRIPT', ${JSON.stringify(appended(i).data)}::jsonb)`,
+    append: (i) => port.appendEvent(id, "run", "TRANSCRIPT", appended(i).data),
+  });
+  const length = `log of ${logLength.toLocaleString("en-US")} events`;
+  const baseline = {
+    name: `raw SQL insert of one event row, ${length}`,
+    value: calls / seconds.raw,
+    unit: "rows/s",
+    label: "raw SQL insert",
+  };
+  report(baseline);
+  report({ name: `port.appendEvent, ${length} (event emitted)`, value: calls / seconds.append, unit: "calls/s" }, baseline);
 }
 
 export default async function bench(): Promise<void> {
@@ -65,6 +111,16 @@ export default async function bench(): Promise<void> {
     await migrate(sql, { schema: "transcription", migrations: serviceMigrations("transcription", { shared: [WORKFLOW_MIGRATIONS] }) });
     for (const minutes of [0, 10, 60]) await measure(sql, minutes);
     console.log("goal (issue 20): port.update ≥ 0.5x raw SQL update at any length");
+    await sql`create table bench_raw_event (
+      transcript_id text not null references transcript (id) on delete cascade,
+      position bigint generated always as identity,
+      run_id text,
+      event text not null,
+      data jsonb not null,
+      primary key (transcript_id, position)
+    )`;
+    for (const logLength of [0, 500, 5000]) await measureAppends(sql, logLength);
+    console.log("goal (issue 20): port.appendEvent flat in the log's length, ≥ 0.5x raw SQL insert");
   } finally {
     await sql.end({ timeout: 5 });
     await db.drop();
