@@ -5,8 +5,17 @@
 import { makeEvent, type OutgoingEvent } from "@scribe/contracts";
 import type { Db } from "@scribe/kit";
 import { decide, evolve, isPublished, type TranscriptCommand, type TranscriptEvent } from "./domain/decider";
-import type { Aggregate, LoggedEvent } from "./domain/transcript";
-import { deleteTranscript, emitEvents, insertTranscript, saveChanges, saveIfUnchanged, type ChangedParts, type Snapshot } from "./store";
+import type { Aggregate } from "./domain/transcript";
+import {
+  deleteTranscript,
+  emitEvents,
+  insertTranscript,
+  saveChanges,
+  saveIfUnchanged,
+  type ChangedParts,
+  type LogEntry,
+  type Snapshot,
+} from "./store";
 
 export const SOURCE = "scribe/transcription";
 
@@ -22,9 +31,11 @@ function changedParts(events: readonly TranscriptEvent[]): ChangedParts {
   for (const e of events) {
     if (e.type === "transcript.topics.cleared" || e.type === "transcript.topic.upserted") parts.topics = true;
     else if (e.type === "transcript.event.appended")
-      parts.appendedEvents.push({ event: e.data.event, data: e.data.data } satisfies LoggedEvent);
+      parts.appendedEvents.push({ run_id: e.data.run_id, event: e.data.event, data: e.data.data } satisfies LogEntry);
     else if (e.type === "run.started") {
+      // The new run's log: what was appended before in these events goes with the old one (as in evolve).
       parts.resetEvents = true;
+      parts.appendedEvents = [];
       parts.currentRun = true;
     } else if (e.type === "transcript.completed") parts.completedRun = true;
     else if (e.type === "recording.attached") parts.recordingSource = true;

@@ -10,35 +10,26 @@ import { createdByApi, processRefusal, type Aggregate } from "./domain/transcrip
 import { refusedUserLinks } from "./domain/participant-links";
 import { destroyTranscript } from "./destroy";
 import { startProcessing } from "./processing";
-import { loadTranscript } from "./store";
+import { loadTranscript, type PartsRead } from "./store";
 
 const ok = (a: Aggregate) => ({ status: "ok", version: a.state.version });
 
 /** The locked aggregate, soft-deleted ones included (delete, restore and destroy see them). */
-async function locked(
-  tx: Tx,
-  id: string,
-  parts: { topics: boolean; events: boolean } = { topics: false, events: false },
-): Promise<Aggregate> {
+async function locked(tx: Tx, id: string, parts: PartsRead = { topics: false, events: false }): Promise<Aggregate> {
   const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   if (!a) throw NotFound(NOT_FOUND);
   return a;
 }
 
 /** Locked and readable by the caller (soft-deleted → 404). */
-async function readable(
-  tx: Tx,
-  id: string,
-  caller: Caller,
-  parts: { topics: boolean; events: boolean } = { topics: true, events: false },
-): Promise<Aggregate> {
+async function readable(tx: Tx, id: string, caller: Caller, parts: PartsRead = { topics: true, events: false }): Promise<Aggregate> {
   const a = await loadTranscript(tx, id, { forUpdate: true, ...parts });
   assertRead(a?.state ?? null, caller);
   return a!;
 }
 
 /** Locked, readable and editable (participants, speakers). */
-async function editable(tx: Tx, id: string, caller: Caller, parts: { topics: boolean; events: boolean }): Promise<Aggregate> {
+async function editable(tx: Tx, id: string, caller: Caller, parts: PartsRead): Promise<Aggregate> {
   const a = await readable(tx, id, caller, parts);
   assertEdit(a.state, caller);
   return a;

@@ -77,9 +77,13 @@ export class DbTranscriptPort implements TranscriptPort {
   ): Promise<Outcome | null | undefined> {
     const parts = loads(command);
     for (let tries = 0; tries < (this.opts.unlockedTries ?? UNLOCKED_TRIES); tries++) {
-      // The topics, the event log and the WebVTT are never kept: a command that reads them reads the row.
-      const known = parts.topics || parts.events || parts.webvtt ? undefined : this.known.get(id);
-      const read = known ?? (await loadSnapshot(this.sql, id, { webvtt: false, ...parts }));
+      // The topics and the WebVTT are never kept: a command that reads them reads the row.
+      const known = parts.topics || parts.webvtt ? undefined : this.known.get(id);
+      // An append decides on the known row as if the log did not hold its entry, and its write
+      // checks that (one round trip); if the log holds it, the next try reads the row and the entry.
+      const assumed =
+        known && parts.events ? { ...known, aggregate: { ...known.aggregate, events: [] }, assumedAbsent: parts.events } : known;
+      const read = assumed ?? (await loadSnapshot(this.sql, id, { webvtt: false, ...parts }));
       if (!read) {
         this.known.delete(id);
         return null;

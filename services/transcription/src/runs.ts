@@ -11,7 +11,7 @@ const RUNS_SHOWN = 20;
 
 export function registerRunQueries(rpc: RpcServer, sql: Sql): void {
   rpc.handle(transcriptionOps.runs, async ({ caller, id }) => {
-    const a = await loadTranscript(sql, id);
+    const a = await loadTranscript(sql, id, { topics: false, events: false });
     assertRead(a?.state ?? null, caller);
     const summaries = await listRuns(sql, { subject: id, limit: RUNS_SHOWN });
     const details = await Promise.all(summaries.map((r) => getRun(sql, r.id)));

@@ -36,9 +36,10 @@ const STATE_COLUMNS = [
   "webvtt",
   "deleted_at",
 ] as const;
-const COLUMNS = [...STATE_COLUMNS, "topics", "events", "current_run_id", "completed_run_id", "recording_source"] as const;
+const COLUMNS = [...STATE_COLUMNS, "topics", "current_run_id", "completed_run_id", "recording_source"] as const;
 type Column = (typeof COLUMNS)[number];
-type Row = Record<Column, unknown>;
+/** A transcript row as read, with its event log (or the part of it read) from transcript_event. */
+type Row = Record<Column | "events", unknown>;
 
 /**
  * The state's WebVTT when a write did not read it (`loadTranscript(..., { webvtt: false })`): the
@@ -77,35 +78,70 @@ function toAggregate(row: Partial<Row>): Aggregate {
 
 const jsonOf = (db: Db, v: unknown) => (v === null ? null : db.json(v as Parameters<Db["json"]>[0]));
 
-function toRow(db: Db, a: Aggregate): Row {
+function toRow(db: Db, a: Aggregate): Record<Column, unknown> {
   const s = a.state;
   return {
     ...s,
     action_items: jsonOf(db, s.action_items),
     participants: jsonOf(db, s.participants),
     topics: jsonOf(db, a.topics ?? []),
-    events: jsonOf(db, a.events ?? []),
     current_run_id: a.current_run_id,
     completed_run_id: a.completed_run_id,
     recording_source: jsonOf(db, a.recording_source),
   };
 }
 
-export async function insertTranscript(db: Db, a: Aggregate): Promise<void> {
-  await db`insert into transcript ${db(toRow(db, a) as unknown as Record<Column, string | null>, ...COLUMNS)}`;
+/** An event log entry as stored: the run that appended it besides the entry. */
+export type LogEntry = LoggedEvent & { run_id: string | null };
+
+/** The transcript_event rows of `entries`, `e.position` their order: a fragment the caller must order. */
+function logRows(db: Db, entries: readonly LogEntry[]) {
+  return db`select e.run_id, e.event, e.data::jsonb as data, e.position
+    from unnest(${entries.map((e) => e.run_id)}::text[], ${entries.map((e) => e.event)}::text[],
+      ${entries.map((e) => JSON.stringify(e.data))}::text[]) with ordinality as e(run_id, event, data, position)`;
 }
 
-/** Every column (tests and tools that set up a row); the write side saves only what changed (`saveChanges`). */
+/**
+ * The log's part of a statement that writes the transcript row in a CTE named `written`: the log
+ * emptied (`reset`) and `entries` appended in order, only if the row was written (joined with it),
+ * so the log changes in the same statement as the row, under its lock. One statement, as the
+ * callers' pipelined transactions (readThenWrite) commit right after the statements they sent.
+ */
+function logWritten(db: Db, id: string, reset: boolean, entries: readonly LogEntry[]) {
+  // The delete does not see the rows this statement inserts (one snapshot): it empties the log as it was.
+  const cleared = reset
+    ? db`, cleared as (delete from transcript_event where transcript_id = ${id} and exists (select from written))`
+    : db``;
+  const logged = entries.length
+    ? db`, logged as (insert into transcript_event (transcript_id, run_id, event, data)
+        select ${id}, l.run_id, l.event, l.data from (${logRows(db, entries)}) as l cross join written order by l.position)`
+    : db``;
+  return db`${cleared} ${logged}`;
+}
+
+const runEntries = (a: Aggregate): LogEntry[] => (a.events ?? []).map((e) => ({ ...e, run_id: a.current_run_id }));
+
+/** A new transcript with its event log (empty but in tests). */
+export async function insertTranscript(db: Db, a: Aggregate): Promise<void> {
+  const row = db(toRow(db, a) as unknown as Record<Column, string | null>, ...COLUMNS);
+  await db`with written as (insert into transcript ${row} returning id) ${logWritten(db, a.state.id, false, runEntries(a))}
+    select from written`;
+}
+
+/** Every column, and the event log when `a` holds it (tests and tools that set up a row); the write side saves only what changed (`saveChanges`). */
 export async function saveTranscript(db: Db, a: Aggregate): Promise<void> {
   const columns = COLUMNS.filter((c) => c !== "id" && c !== "created_at");
-  await db`update transcript set ${db(toRow(db, a) as unknown as Record<Column, string | null>, ...columns)} where id = ${a.state.id}`;
+  const set = db(toRow(db, a) as unknown as Record<Column, string | null>, ...columns);
+  const log = a.events === null ? db`` : logWritten(db, a.state.id, true, runEntries(a));
+  await db`with written as (update transcript set ${set} where id = ${a.state.id} returning id) ${log} select from written`;
 }
 
 /** What a change touches besides the state columns (those are compared: they are small, but for the WebVTT). */
 export interface ChangedParts {
   topics: boolean;
-  /** Entries to append to the event log, unless `resetEvents` writes the whole (new) log. */
-  appendedEvents: LoggedEvent[];
+  /** Entries to append to the event log (after emptying it when `resetEvents`). */
+  appendedEvents: LogEntry[];
+  /** A new run: the log starts again. */
   resetEvents: boolean;
   currentRun: boolean;
   completedRun: boolean;
@@ -114,7 +150,7 @@ export interface ChangedParts {
 
 /**
  * The columns a change touched, so a write costs what it changes: an untouched topics column (a long
- * transcript's words) is neither sent nor rewritten, an event log entry is appended in SQL.
+ * transcript's words) is neither sent nor rewritten. The event log is rows of its own (`logWritten`).
  */
 function changedColumns(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Record<string, unknown> {
   const prev = before.state as unknown as Record<string, unknown>;
@@ -125,8 +161,6 @@ function changedColumns(db: Db, before: Aggregate, after: Aggregate, parts: Chan
     set[c] = c === "action_items" || c === "participants" ? jsonOf(db, now[c]) : now[c];
   }
   if (parts.topics) set.topics = jsonOf(db, after.topics ?? []);
-  if (parts.resetEvents) set.events = jsonOf(db, after.events ?? []);
-  else if (parts.appendedEvents.length) set.events = db`events || ${JSON.stringify(parts.appendedEvents)}::text::jsonb`;
   if (parts.currentRun) set.current_run_id = after.current_run_id;
   if (parts.completedRun) set.completed_run_id = after.completed_run_id;
   if (parts.recordingSource) set.recording_source = jsonOf(db, after.recording_source);
@@ -135,11 +169,21 @@ function changedColumns(db: Db, before: Aggregate, after: Aggregate, parts: Chan
 
 const setOf = (db: Db, set: Record<string, unknown>) => db(set as Record<string, string | null>, ...Object.keys(set));
 
-/** Write the columns the change touched (see changedColumns), in the caller's transaction. */
+const logChanged = (parts: ChangedParts) => parts.resetEvents || parts.appendedEvents.length > 0;
+
+/**
+ * Write the columns the change touched (see changedColumns) and the event log's new entries, in the
+ * caller's transaction, which holds the row's lock.
+ */
 export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, parts: ChangedParts): Promise<void> {
+  const id = after.state.id;
   const set = changedColumns(db, before, after, parts);
+  // A change of the log writes the row too: its version (xmin) is what an unlocked writer's guard
+  // checks (saveIfUnchanged), and that writer may have decided on the log as it was.
+  if (logChanged(parts)) set.version = after.state.version;
   if (Object.keys(set).length === 0) return;
-  await db`update transcript set ${setOf(db, set)} where id = ${after.state.id}`;
+  await db`with written as (update transcript set ${setOf(db, set)} where id = ${id} returning id)
+    ${logWritten(db, id, parts.resetEvents, parts.appendedEvents)} select from written`;
 }
 
 /** The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order: a fragment the caller may join and must order. */
@@ -165,7 +209,8 @@ export async function emitEvents(db: Db, events: readonly OutgoingEvent[]): Prom
  * when another writer got there first, PostgreSQL re-checks the condition on the row as that writer
  * left it; so a write decided on an old row changes nothing. The outbox insert runs under that
  * lock after the update, so the transcript's events are queued in the order their changes were
- * made. Returns the row's new version; null when the row changed (or went) since it was read.
+ * made. Returns the row's new version; null when the row changed (or went) since it was read, or
+ * the log holds the entry the decision took it not to (`assumedAbsent`).
  */
 export async function saveIfUnchanged(
   db: Db,
@@ -177,51 +222,95 @@ export async function saveIfUnchanged(
   const id = before.aggregate.state.id;
   // Events that touch no column still write the row: their order is kept by its lock.
   const set = { version: after.state.version, ...changedColumns(db, before.aggregate, after, parts) };
-  const written = db`update transcript set ${setOf(db, set)} where id = ${id} and xmin = ${before.rowVersion}::xid
+  // At this row version the log is as the decision took it: every change of the log writes the row.
+  const absent = before.assumedAbsent
+    ? db`and not exists (select from transcript_event e where e.transcript_id = ${id} and ${equalEntry(db, before.assumedAbsent)})`
+    : db``;
+  const written = db`update transcript set ${setOf(db, set)} where id = ${id} and xmin = ${before.rowVersion}::xid ${absent}
     returning xmin::text as row_version`;
   const emitted = events.length
     ? db`, emitted as (insert into outbox (event_id, subject, payload) ${outboxRows(db, events)} cross join written order by e.position)`
     : db``;
-  const [row] = await db<{ row_version: string }[]>`with written as (${written}) ${emitted} select row_version from written`;
+  const logged = logWritten(db, id, parts.resetEvents, parts.appendedEvents);
+  const [row] = await db<{ row_version: string }[]>`with written as (${written}) ${logged} ${emitted} select row_version from written`;
   return row?.row_version ?? null;
 }
 
+/** The transcript and (by its foreign key's cascade) its event log. */
 export async function deleteTranscript(db: Db, id: string): Promise<void> {
   await db`delete from transcript where id = ${id}`;
 }
 
-type PartsRead = { topics?: boolean; events?: boolean; webvtt?: boolean };
+/**
+ * The parts of a transcript a read leaves out (null in the aggregate) or narrows. `events`: the
+ * whole log (true, the default), none (false), or only the entries equal to the one given: what the
+ * duplicate rule reads (`loads()` in the decider), an index probe however long the log.
+ */
+export type PartsRead = { topics?: boolean; events?: boolean | LoggedEvent; webvtt?: boolean };
 
-function columnsRead(opts: PartsRead): Column[] {
+type Fragment = ReturnType<Db["unsafe"]>;
+
+function columnsRead(db: Db, opts: PartsRead) {
   const unread = new Set<Column>();
   if (opts.topics === false) unread.add("topics");
-  if (opts.events === false) unread.add("events");
   if (opts.webvtt === false) unread.add("webvtt");
-  return COLUMNS.filter((c) => !unread.has(c));
+  return db(COLUMNS.filter((c) => !unread.has(c)));
+}
+
+/** A condition on transcript_event `e`: the entry equals `entry` (found through the content index). */
+function equalEntry(db: Db, entry: LoggedEvent) {
+  const data = JSON.stringify(entry.data);
+  return db`e.event = ${entry.event} and md5(e.data::text) = md5(${data}::text::jsonb::text) and e.data = ${data}::text::jsonb`;
+}
+
+/** The log of the transcript `transcriptId` (a value or an SQL fragment), or its entries equal to `only`, as a jsonb array in order. */
+function logRead(db: Db, transcriptId: string | Fragment, only: LoggedEvent | true) {
+  const equal = only === true ? db`` : db`and ${equalEntry(db, only)}`;
+  return db`(select coalesce(jsonb_agg(jsonb_build_object('event', e.event, 'data', e.data) order by e.position), '[]')
+    from transcript_event e where e.transcript_id = ${transcriptId} ${equal})`;
+}
+
+/** The row's columns and, in the same snapshot, the log as `events` (unless `events: false`). */
+function rowRead(db: Db, opts: PartsRead) {
+  const only = opts.events ?? true;
+  return only === false ? columnsRead(db, opts) : db`${columnsRead(db, opts)}, ${logRead(db, db`transcript.id`, only)} as events`;
 }
 
 /**
  * `forUpdate` locks the row: every change of one transcript is serialised, so versions never fork.
- * `topics: false` / `events: false` leave those (long) columns unread: null in the aggregate;
+ * `topics: false` / `events: false` leave those (long) parts unread: null in the aggregate;
  * `webvtt: false` leaves the WebVTT unread: WEBVTT_NOT_READ in the state (see there).
  */
 export async function loadTranscript(db: Db, id: string, opts: PartsRead & { forUpdate?: boolean } = {}): Promise<Aggregate | null> {
-  const columns = columnsRead(opts);
-  const rows = opts.forUpdate
-    ? await db<Row[]>`select ${db(columns)} from transcript where id = ${id} for update`
-    : await db<Row[]>`select ${db(columns)} from transcript where id = ${id}`;
-  return rows[0] ? toAggregate(rows[0]) : null;
+  if (!opts.forUpdate) {
+    const [row] = await db<Row[]>`select ${rowRead(db, opts)} from transcript where id = ${id}`;
+    return row ? toAggregate(row) : null;
+  }
+  // The log is read once the row is locked, by a statement of its own: a read that waited for the
+  // lock gets the row as its last writer left it, but a subquery of that statement would still see
+  // the log as it was when the statement began, without that writer's entries.
+  const [row] = await db<Row[]>`select ${columnsRead(db, opts)} from transcript where id = ${id} for update`;
+  const only = opts.events ?? true;
+  if (!row || only === false) return row ? toAggregate(row) : null;
+  const [log] = await db<{ events: unknown }[]>`select ${logRead(db, id, only)} as events`;
+  return toAggregate({ ...row, events: log!.events });
 }
 
 /** A transcript as read for a write without a lock (`saveIfUnchanged`): `rowVersion` is the row's xmin. */
 export interface Snapshot {
   aggregate: Aggregate;
   rowVersion: string;
+  /**
+   * An entry the log was not searched for but taken not to hold (the aggregate's log holds no
+   * entry equal to it): the write checks that too, and changes nothing if the log holds one.
+   */
+  assumedAbsent?: LoggedEvent;
 }
 
 /** The transcript unlocked, with its row version (parts as `loadTranscript`'s). */
 export async function loadSnapshot(db: Db, id: string, opts: PartsRead = {}): Promise<Snapshot | null> {
-  const [row] = await db<(Row & { row_version: string })[]>`select ${db(columnsRead(opts))}, xmin::text as row_version
+  // One statement, one snapshot: the log as of the row version read (every change of the log writes the row).
+  const [row] = await db<(Row & { row_version: string })[]>`select ${rowRead(db, opts)}, xmin::text as row_version
     from transcript where id = ${id}`;
   return row ? { aggregate: toAggregate(row), rowVersion: row.row_version } : null;
 }

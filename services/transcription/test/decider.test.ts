@@ -421,10 +421,13 @@ describe("live recordings", () => {
 });
 
 describe("what a command reads", () => {
-  it("only topic commands load the topics, only appending loads the event log", () => {
+  it("only topic commands load the topics, only appending loads the event log: the entries equal to its own", () => {
     expect(loads({ type: "updateFromRun", run_id: RUN, patch: {}, now })).toEqual({ topics: false, events: false });
     expect(loads({ type: "replaceTopics", run_id: RUN, topics: [], now })).toEqual({ topics: true, events: false });
-    expect(loads({ type: "appendEvent", run_id: RUN, event: "DURATION", data: {} })).toEqual({ topics: false, events: true });
+    expect(loads({ type: "appendEvent", run_id: RUN, event: "DURATION", data: { duration: 1 } })).toEqual({
+      topics: false,
+      events: { event: "DURATION", data: { duration: 1 } },
+    });
   });
   it("a topic command on a transcript loaded without topics is a programming error, not a silent wipe", () => {
     const a = { ...evolveAll(transcriptDecider, running)!, topics: null };

@@ -3,6 +3,7 @@
 // changed the row since the port last read or wrote it (another replica, a reprocess, an API edit).
 import { randomUUID } from "node:crypto";
 import {
+  RecordingReady,
   TranscriptCompleted,
   TranscriptUpdated,
   carriedWebvtt,
@@ -12,14 +13,16 @@ import {
   webvttGzip,
   type TopicRecord,
 } from "@scribe/contracts";
-import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { connectDb, createLogger, migrate, serviceMigrations, type Db, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { WORKFLOW_MIGRATIONS } from "@scribe/workflow";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { persistNew } from "../src/changes";
-import { newAggregate } from "../src/domain/transcript";
+import { execute, persistNew } from "../src/changes";
+import { destroyTranscript } from "../src/destroy";
+import { decide, loads } from "../src/domain/decider";
+import { newAggregate, type LoggedEvent } from "../src/domain/transcript";
 import { DbTranscriptPort, type PortOptions } from "../src/port";
-import { emitEvents, loadTranscript, saveTranscript, WEBVTT_NOT_READ } from "../src/store";
+import { emitEvents, insertTranscript, loadTranscript, saveTranscript, WEBVTT_NOT_READ } from "../src/store";
 
 let db: TestDatabase;
 let sql: Sql;
@@ -59,6 +62,30 @@ async function drained(): Promise<Emitted[]> {
   return (await drainedPayloads()).map((p) => JSON.parse(p) as Emitted);
 }
 const types = (es: Emitted[]) => es.map((e) => e.type);
+/** The transcript's event log as stored, in order. */
+const logOf = async (transcriptId: string) => (await loadTranscript(sql, transcriptId, { topics: false }))!.events!;
+/**
+ * `call`, made while another connection's transaction holds the transcript's row after `write`: it
+ * commits once the call waits for the row lock (the call sees nothing of `write` before then).
+ */
+async function whileAnotherWriterHolds<T>(write: (other: Db) => Promise<unknown>, call: () => Promise<T>): Promise<T> {
+  const other = await sql.reserve();
+  try {
+    await other`begin`;
+    await write(other);
+    const called = call();
+    await eventually(async () => {
+      const [w] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`;
+      return w!.n === 1;
+    });
+    await other`commit`;
+    return await called;
+  } finally {
+    other.release();
+  }
+}
+const spoken = (i: number): LoggedEvent => ({ event: "TRANSCRIPT", data: { text: `entry ${i}`, translation: null } });
 const topic = (words: [string, number][]): TopicRecord => ({
   id: randomUUID(),
   title: "T",
@@ -207,6 +234,49 @@ describe.each([
     expect(es[0]!.data).toMatchObject({ event: "FINAL_TITLE", data: { title: "Weekly" }, run_id: RUN });
   });
 
+  it("refuses an entry equal to one in a long log (same event and data, keys in any order), appends one that differs", async () => {
+    await sql.begin(async (tx) => {
+      const a = (await loadTranscript(tx, id))!;
+      await saveTranscript(tx, { ...a, events: Array.from({ length: 300 }, (_, i) => spoken(i)) });
+    });
+    expect(await port.appendEvent(id, RUN, "TRANSCRIPT", { translation: null, text: "entry 150" })).toBe(true);
+    expect(await port.appendEvent(id, RUN, "FINAL_TITLE", { text: "entry 150", translation: null })).toBe(true);
+    expect(await port.appendEvent(id, RUN, "TRANSCRIPT", { text: "entry 150", translation: "" })).toBe(true);
+    expect((await drained()).map((e) => [e.data.event, e.data.data])).toEqual([
+      ["FINAL_TITLE", { text: "entry 150", translation: null }],
+      ["TRANSCRIPT", { text: "entry 150", translation: "" }],
+    ]);
+    expect(await logOf(id)).toHaveLength(302);
+  });
+
+  it("logs a STATUS the run comes back to again (processing, error, processing)", async () => {
+    await port.markProcessing(id, RUN);
+    await port.fail(id, RUN, "step failed");
+    await port.markProcessing(id, RUN);
+    expect((await logOf(id)).map((e) => e.data)).toEqual([{ value: "processing" }, { value: "error" }, { value: "processing" }]);
+  });
+
+  it("appends from two ports at once: each entry once, each port's in its order, the log in the order they were announced", async () => {
+    const ports = [port, newPort()];
+    const appends = ports.map(async (p, n) => {
+      for (let i = 0; i < 10; i++) {
+        expect(await p.appendEvent(id, RUN, "TRANSCRIPT", { text: `port ${n} entry ${i}`, translation: null })).toBe(true);
+        // Both ports also append the same entries, as two attempts of one step would.
+        expect(await p.appendEvent(id, RUN, "DURATION", { duration: i })).toBe(true);
+      }
+    });
+    await Promise.all(appends);
+    const log = await logOf(id);
+    const announced = (await drained()).map((e) => ({ event: e.data.event, data: e.data.data }));
+    expect(log).toEqual(announced);
+    expect(log).toHaveLength(30);
+    for (const n of [0, 1])
+      expect(log.filter((e) => String(e.data.text).startsWith(`port ${n} `)).map((e) => e.data.text)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `port ${n} entry ${i}`),
+      );
+    expect(log.filter((e) => e.event === "DURATION").map((e) => e.data.duration)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+
   it("completes once per run: status ended, transcript.completed with the run id and topics' WebVTT", async () => {
     await port.replaceTopics(id, RUN, [topic([["Hello", 0]])]);
     await drained();
@@ -269,25 +339,35 @@ describe.each([
       expect(await port.update(id, RUN, { title: "First" })).toBe(true);
       const v = (await port.load(id))!.version;
       await drained();
-      const other = await sql.reserve();
-      try {
-        await other`begin`;
-        await other`update transcript set duration = 7, version = version + 1 where id = ${id}`;
-        const call = port.update(id, RUN, { title: "Second" });
-        // The port's write waits for the row lock: the other writer's change is not committed yet.
-        await eventually(async () => {
-          const [w] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'`;
-          return w!.n === 1;
-        });
-        await other`commit`;
-        expect(await call).toBe(true);
-      } finally {
-        other.release();
-      }
+      const call = whileAnotherWriterHolds(
+        (other) => other`update transcript set duration = 7, version = version + 1 where id = ${id}`,
+        () => port.update(id, RUN, { title: "Second" }),
+      );
+      expect(await call).toBe(true);
       const [updated] = await drained();
       expect(updated!.data).toMatchObject({ title: "Second", duration: 7, version: v + 2 });
       expect(await port.load(id)).toMatchObject({ title: "Second", duration: 7, version: v + 2 });
+    });
+
+    it("an entry another writer appended while this port's call waited for the row is not appended again", async () => {
+      expect(await port.appendEvent(id, RUN, "DURATION", { duration: 1 })).toBe(true);
+      await drained();
+      const call = whileAnotherWriterHolds(
+        // The write side's locked way (an API command's): the row locked, the decision committed.
+        async (other) => {
+          const command = { type: "appendEvent", run_id: RUN, event: "FINAL_TITLE", data: { title: "Weekly" } } as const;
+          const a = await loadTranscript(other, id, { forUpdate: true, ...loads(command) });
+          await execute(other, a, command, new Date());
+        },
+        () => port.appendEvent(id, RUN, "FINAL_TITLE", { title: "Weekly" }),
+      );
+      expect(await call).toBe(true);
+      // The other writer's announcement only.
+      expect((await drained()).map((e) => e.data.event)).toEqual(["FINAL_TITLE"]);
+      expect(await logOf(id)).toEqual([
+        { event: "DURATION", data: { duration: 1 } },
+        { event: "FINAL_TITLE", data: { title: "Weekly" } },
+      ]);
     });
 
     it("many writers at once: every change gets a version of its own and its event, none is lost", async () => {
@@ -318,4 +398,54 @@ it("refuses to queue an event that carries the WebVTT its write did not read, as
   ];
   for (const event of carrying) await expect(emitEvents(sql, [event])).rejects.toThrow(/did not read/);
   expect(await drained()).toEqual([]);
+});
+
+describe("the event log", () => {
+  const port = () => new DbTranscriptPort(sql, createLogger("test", "silent"));
+  const now = new Date();
+  const recording = RecordingReady.parse({
+    recording_id: randomUUID(),
+    transcript_id: "placeholder",
+    source: "upload",
+    kind: "file",
+    bucket: "transcripts",
+    file: { key: "t/upload.webm", size: 10 },
+    owner_user_id: "alice",
+    recorded_at: now.toISOString(),
+  });
+  const rowsOf = async (transcriptId: string) =>
+    (await sql<{ n: number }[]>`select count(*)::int as n from transcript_event where transcript_id = ${transcriptId}`)[0]!.n;
+
+  it("starts again on a reprocess: the new run appends what the old one had logged", async () => {
+    await sql.begin(async (tx) =>
+      saveTranscript(tx, { ...(await loadTranscript(tx, id))!, recording_source: { ...recording, transcript_id: id } }),
+    );
+    expect(await port().appendEvent(id, RUN, "FINAL_TITLE", { title: "Weekly" })).toBe(true);
+    expect(await rowsOf(id)).toBe(1);
+    await sql.begin(async (tx) => {
+      const a = await loadTranscript(tx, id, { forUpdate: true, events: false });
+      await execute(tx, a, { type: "startRun", run_id: "run-2", now }, now);
+    });
+    expect(await logOf(id)).toEqual([]);
+    await drained();
+    expect(await port().appendEvent(id, "run-2", "FINAL_TITLE", { title: "Weekly" })).toBe(true);
+    expect((await drained()).map((e) => e.data)).toMatchObject([{ run_id: "run-2", event: "FINAL_TITLE", data: { title: "Weekly" } }]);
+    expect(await sql`select run_id, event, data from transcript_event where transcript_id = ${id}`).toEqual([
+      { run_id: "run-2", event: "FINAL_TITLE", data: { title: "Weekly" } },
+    ]);
+  });
+
+  it("goes with its transcript when it is destroyed, and only with it", async () => {
+    const other = newAggregate({ id: randomUUID(), now, user_id: "bob", name: "other", source_kind: "file" });
+    await insertTranscript(sql, { ...other, current_run_id: RUN, events: [{ event: "DURATION", data: { duration: 3 } }] });
+    await port().appendEvent(id, RUN, "DURATION", { duration: 1 });
+    await port().appendEvent(id, RUN, "FINAL_TITLE", { title: "Weekly" });
+    expect(await rowsOf(id)).toBe(2);
+    await sql.begin(async (tx) => {
+      const a = (await loadTranscript(tx, id, { forUpdate: true, topics: false, events: false }))!;
+      await destroyTranscript(tx, a, decide({ type: "destroy", reason: "retention", now }, a), now);
+    });
+    expect(await rowsOf(id)).toBe(0);
+    expect(await logOf(other.state.id)).toEqual([{ event: "DURATION", data: { duration: 3 } }]);
+  });
 });

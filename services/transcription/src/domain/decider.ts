@@ -112,11 +112,12 @@ const INTERNAL: ReadonlySet<TranscriptEvent["type"]> = new Set(["recording.attac
 export const isPublished = (e: TranscriptEvent): e is PublishedEvent => !INTERNAL.has(e.type);
 
 /**
- * What a command reads besides the state: long transcripts' topics and event logs are loaded only
- * then, and the WebVTT (which a write that does not change it leaves to the outbox, store.ts) only
- * for a completion, which carries it compressed.
+ * What a command reads besides the state: long transcripts' topics are loaded only then, the WebVTT
+ * (which a write that does not change it leaves to the outbox, store.ts) only for a completion,
+ * which carries it compressed, and of the event log only the entries equal to the one appended:
+ * all the duplicate rule looks at (an index probe in the store, however long the run's log).
  */
-export function loads(command: TranscriptCommand): { topics: boolean; events: boolean; webvtt?: true } {
+export function loads(command: TranscriptCommand): { topics: boolean; events: false | LoggedEvent; webvtt?: true } {
   const topics = [
     "assignSpeaker",
     "mergeSpeakers",
@@ -126,7 +127,8 @@ export function loads(command: TranscriptCommand): { topics: boolean; events: bo
     "startLiveRecording",
     "handOverLiveRecording",
   ].includes(command.type);
-  return { topics, events: command.type === "appendEvent", ...(command.type === "complete" ? { webvtt: true as const } : {}) };
+  const events = command.type === "appendEvent" ? { event: command.event, data: command.data } : false;
+  return { topics, events, ...(command.type === "complete" ? { webvtt: true as const } : {}) };
 }
 
 function loaded<T>(part: T[] | null, what: string): T[] {

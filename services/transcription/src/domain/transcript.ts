@@ -24,7 +24,7 @@ export interface Aggregate {
   state: TranscriptState;
   /** null when not loaded: only the commands that read topics load them (`loads` in decider.ts). */
   topics: TopicRecord[] | null;
-  /** The current run's event log; null when not loaded, like topics. */
+  /** The current run's event log, or the part of it a command reads (`loads`); null when not loaded, like topics. */
   events: LoggedEvent[] | null;
   current_run_id: string | null;
   completed_run_id: string | null;

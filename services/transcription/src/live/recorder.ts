@@ -40,7 +40,7 @@ export class LiveRecorder {
   /** POST …/record/webrtc: READ, not locked, not already recording; the SDP answer. */
   async start(caller: Caller, transcriptId: string, offer: { sdp: string; type: string }): Promise<{ sdp: string; type: string }> {
     if (offer.type !== "offer") throw Invalid([{ loc: ["body", "type"], msg: "Input should be 'offer'", type: "literal_error" }]);
-    const current = await loadTranscript(this.sql, transcriptId);
+    const current = await loadTranscript(this.sql, transcriptId, { topics: false, events: false });
     assertRead(current?.state ?? null, caller);
     const refusal = liveRefusal(current!);
     if (refusal) throw BadRequest(refusal);
@@ -63,7 +63,7 @@ export class LiveRecorder {
     }
     try {
       await this.sql.begin(async (tx) => {
-        const a = await loadTranscript(tx, transcriptId, { forUpdate: true });
+        const a = await loadTranscript(tx, transcriptId, { forUpdate: true, events: false });
         assertRead(a?.state ?? null, caller);
         const now = this.deps.clock();
         const fresh = new Date(now.getTime() - this.deps.config.LIVE_SESSION_LEASE_SECONDS * 1000);
