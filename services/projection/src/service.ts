@@ -7,6 +7,7 @@ import { ProjectionConfig } from "./config";
 import { registerConsumers } from "./consumers";
 import { startLagJob } from "./lag";
 import { registerQueries } from "./queries";
+import { startSearchImpactFill } from "./search-impact-fill";
 import { APPLIED_CHANNEL, roomFeedPosition } from "./store";
 
 export const projectionService = defineService({
@@ -25,8 +26,10 @@ export const projectionService = defineService({
       rt.log,
       rt.clock,
     );
+    const impactFill = startSearchImpactFill(rt.sql, rt.log);
     rt.onStop(async () => {
       stopLag();
+      await impactFill.stop();
       waiters.close();
       await listener.unlisten();
       await roomFeed.stop();

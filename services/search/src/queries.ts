@@ -4,7 +4,7 @@ import { isoformatUtc, listingScope, searchOps } from "@scribe/contracts";
 import { Unauthorized, anonymousMayUsePublicRoutes, feedPositionSeen, type NotifiedWatermark, type RpcServer, type Sql } from "@scribe/kit";
 import type { SearchConfig } from "./config";
 import { combineSnippets, type SnippetSettings } from "./domain/snippets";
-import { availableSearchIndex, searchTranscripts, type SearchIndex, type SearchScope } from "./store";
+import { availableSearchIndex, impactTokensReady, searchTranscripts, type SearchIndex, type SearchScope } from "./store";
 
 export function snippetSettings(config: SearchConfig): SnippetSettings {
   return {
@@ -32,9 +32,27 @@ function searchIndexOf(sql: Sql, config: SearchConfig): () => Promise<SearchInde
   };
 }
 
+/**
+ * Whether single words are ranked from impact tokens, looked up on the first search and again every
+ * 30 s until they are: the projection fills older rows' tokens in the background after its
+ * migration, and once every row has them, every row written afterwards has them too.
+ */
+function impactTokensOf(sql: Sql): () => Promise<boolean> {
+  let ready = false;
+  let checkedAt = -Infinity;
+  return async () => {
+    if (!ready && performance.now() - checkedAt > 30_000) {
+      checkedAt = performance.now();
+      ready = await impactTokensReady(sql);
+    }
+    return ready;
+  };
+}
+
 export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig, roomFeed: NotifiedWatermark): void {
   const settings = snippetSettings(config);
   const searchIndex = searchIndexOf(sql, config);
+  const impactTokens = impactTokensOf(sql);
   rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id, source_kind, include_deleted }) => {
     if (include_deleted && caller.userId === null) throw Unauthorized("Authentication required to view deleted transcripts");
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();
@@ -52,6 +70,7 @@ export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig, 
       offset,
       exactUpTo: config.SEARCH_EXACT_UP_TO,
       index: await searchIndex(),
+      impact: await impactTokens(),
     });
     const results = rows.map((r) => {
       const { snippets, totalMatchCount } = text

@@ -41,6 +41,8 @@ export interface SearchQuery {
   exactUpTo: number;
   /** How candidates beyond `exactUpTo` are chosen: "rum" when the RUM index exists. */
   index: SearchIndex;
+  /** Every visible transcript has its impact tokens (migration 0008): a single word is ranked from them. */
+  impact: boolean;
 }
 
 /** "rum": the projection's RUM index exists (migration 0003); "gin": the fallback. */
@@ -65,22 +67,26 @@ const COLUMNS = (db: Db) => db`
   case when t.room_id is null then null else coalesce(t.room_name, 'Deleted Room') end as room_name,
   t.source_kind, t.created_at, t.status, t.duration, t.change_seq, t.long_summary, t.webvtt_text`;
 
-function scopeFilter(db: Db, scope: SearchScope) {
+/**
+ * The scope's condition; `live` is how it says "not deleted" (the impact statement words it so that
+ * no index partial on `deleted_at is null` fits: see impactStatement).
+ */
+function scopeFilter(db: Db, scope: SearchScope, live = db`t.deleted_at is null`) {
   switch (scope.kind) {
     case "own_deleted":
       return db`t.deleted_at is not null and t.user_id = ${scope.userId}`;
     case "own_or_shared_rooms":
-      return db`t.deleted_at is null and (t.user_id = ${scope.userId} or t.room_shared)`;
+      return db`${live} and (t.user_id = ${scope.userId} or t.room_shared)`;
     case "shared_rooms":
-      return db`t.deleted_at is null and t.room_shared`;
+      return db`${live} and t.room_shared`;
     case "ownerless_public_or_shared_rooms":
-      return db`t.deleted_at is null and (t.user_id is null or t.share_mode = 'public' or t.room_shared)`;
+      return db`${live} and (t.user_id is null or t.share_mode = 'public' or t.room_shared)`;
   }
 }
 
-function filterOf(db: Db, q: SearchQuery) {
+function filterOf(db: Db, q: SearchQuery, live?: ReturnType<typeof tsqueryOf>) {
   return [
-    scopeFilter(db, q.scope),
+    scopeFilter(db, q.scope, live),
     q.roomId ? db`t.room_id = ${q.roomId}` : db`true`,
     q.sourceKind ? db`t.source_kind = ${q.sourceKind}` : db`true`,
   ].reduce((acc, c) => db`${acc} and ${c}`);
@@ -223,7 +229,110 @@ const RumMeta = z.object({
   titled: z.boolean(),
   single_word: z.boolean(),
 });
-const RumPageRow = ResultRow.omit({ total: true }).extend({ distance: z.number() });
+const PageRow = ResultRow.omit({ total: true });
+const RumPageRow = PageRow.extend({ distance: z.number() });
+
+/**
+ * The highest impact bucket a token can have: buckets are floor(-ln(rank) * 64) of a lexeme's own
+ * ts_rank, and a lexeme gets a token only when it ranks above one caption-text occurrence
+ * (0.1216, bucket 134; see migrations/projection/0008_search_impact.sql).
+ */
+export const LAST_IMPACT_BUCKET = 134;
+/**
+ * Candidates the impact statement ranks at most (ts_rank reads each one's vector: ~10 µs); past it
+ * a single word takes the RUM path, which reads the word's whole posting list.
+ */
+export const IMPACT_CANDIDATES = 10_000;
+/** Buckets counted at once while looking for the one that fills the page (a rare word has few, far apart). */
+const IMPACT_GROUP = 16;
+
+/**
+ * A single word's page from the impact tokens, exact by construction. Its matches that the caller's
+ * filter lets through are counted bucket by bucket, best ranks first, until the buckets counted
+ * hold the page (`offset + limit`), and then one bucket more: ts_rank's normalisation (r / (r + 1),
+ * in single precision) could make a rank just below a bucket's edge equal to one just above it, and
+ * ties are ordered newest first; a whole bucket (1.6 % of rank) further down, no rank can. (A rare
+ * word's few tokens lie far apart: the bucket that fills the page is first looked for in groups of
+ * IMPACT_GROUP buckets.) Only those candidates are ranked, with ts_rank itself. A transcript without
+ * a token for the word ranks at most 0.1216 (one caption-text occurrence), below every token's
+ * rank: so once the tokens fill the page, no such transcript belongs on it.
+ *
+ * One row carries whether the page is exact (`filled`: the word is a single lexeme, the tokens held
+ * the page, and no more than `IMPACT_CANDIDATES` were ranked) and the total (only when filled),
+ * counted up to the bound + 1; the page's rows follow it. When not filled, no row was ranked. Over
+ * everything visible, the groups are counted on past the page until they hold more than the bound:
+ * then so do the matches, and the total is capped without reading the word's whole posting list (at
+ * 100k transcripts that read took 14 of a common word's 16 ms); else, and in a user's scope, the
+ * matches are counted as a plain count plans it.
+ *
+ * The token scans say "not deleted" in words no partial index's predicate matches (the impact
+ * index covers deleted rows too): on a small table the planner otherwise read a list index in full
+ * and tested every row's tokens, 25 times (70 ms on 720 transcripts).
+ */
+export function impactStatement(db: Db, q: SearchQuery & { text: string }) {
+  const where = filterOf(db, q);
+  const tokensWhere = filterOf(db, q, db`coalesce(t.deleted_at, 'infinity') = 'infinity'`);
+  const need = q.offset + q.limit;
+  const bound = candidateCount(q);
+  // Everything visible (PUBLIC_MODE): the filter lets nearly every token through, so counting on
+  // past the page is cheap. A user's scope lets few through: its matches are counted from the scope
+  // (its own transcripts and the shared rooms' first, then the word), as a plain count plans it.
+  const countOn = q.scope.kind === "ownerless_public_or_shared_rooms" ? bound + 1 : need;
+  // Transcripts the filter lets through among the word's tokens of buckets `from`..`to`, counted up to `upTo`.
+  const counted = (from: SqlPart, to: SqlPart, upTo: SqlPart) => db`(
+    select count(*)::int from (
+      select 1 from projection.transcript t
+      where t.search_impact && (select array_agg((select lexeme from word) || '@' || b) from generate_series(${from}, ${to}) b) and ${tokensWhere}
+      limit ${upTo}) c)`;
+  return db`
+    with recursive
+      query as materialized (select websearch_to_tsquery('english', ${q.text}) as q),
+      word as materialized (
+        select v.lexeme from query, unnest(to_tsvector('english', ${q.text})) v
+        where numnode(query.q) = 1 and query.q = quote_literal(v.lexeme)::tsquery limit 1),
+      groups(first, found, before) as (
+        select ${-IMPACT_GROUP}::int, 0, 0
+        union all
+        select p.first + ${IMPACT_GROUP}, p.found + ${counted(db`p.first + ${IMPACT_GROUP}`, db`p.first + ${2 * IMPACT_GROUP - 1}`, db`${countOn}::int - p.found`)}, p.found
+        from groups p
+        where (select lexeme from word) is not null and p.found < ${countOn}::int and p.first + ${IMPACT_GROUP} <= ${LAST_IMPACT_BUCKET}),
+      boundary as materialized (select first, before from groups where found >= ${need}::int order by first limit 1),
+      buckets(bucket, found, filled_at) as (
+        select first - 1, before, null::int from boundary
+        union all
+        select next.bucket, next.found, coalesce(p.filled_at, case when next.found >= ${need}::int then next.bucket end)
+        from buckets p cross join lateral (
+          select p.bucket + 1 as bucket, p.found + ${counted(db`p.bucket + 1`, db`p.bucket + 1`, IMPACT_CANDIDATES + 1)} as found) next
+        where p.bucket < ${LAST_IMPACT_BUCKET} and p.found <= ${IMPACT_CANDIDATES} and (p.filled_at is null or p.bucket = p.filled_at)),
+      reach as materialized (
+        select coalesce(max(filled_at) is not null and max(found) <= ${IMPACT_CANDIDATES}, false) as filled, max(bucket) as last from buckets),
+      candidates as (
+        select t.id, t.created_at, ts_rank(t.search_vector, (select q from query), 32) as rank
+        from projection.transcript t
+        where (select filled from reach)
+          and t.search_impact && (select array_agg((select lexeme from word) || '@' || b) from reach, generate_series(0, reach.last) b)
+          and ${tokensWhere}),
+      page as (
+        select id, created_at, rank, row_number() over (order by rank desc, created_at desc, id) as position
+        from candidates order by rank desc, created_at desc, id limit ${q.limit} offset ${q.offset})
+    select ${COLUMNS(db)}, page.position, meta.filled, meta.total
+    from (
+      select (select filled from reach) as filled,
+        case
+          when not (select filled from reach) then null
+          when (select max(found) from groups) > ${bound}::int then ${bound + 1}::int
+          else (
+            select count(*) from (
+              select 1 from projection.transcript t where ${where} and t.search_vector @@ ${tsqueryOf(db, q.text)}
+              limit ${bound + 1}) counted)
+        end as total) meta
+      left join page on true
+      left join projection.transcript t on t.id = page.id
+    order by page.position`;
+}
+
+type SqlPart = ReturnType<typeof tsqueryOf> | number;
+const ImpactMeta = z.object({ filled: z.boolean(), total: z.coerce.number().int().nullable() });
 
 /** Candidates a text search ranks at most (one more is read to tell whether there are more). */
 const candidateCount = (q: SearchQuery) => Math.max(q.exactUpTo, q.offset + q.limit);
@@ -272,11 +381,21 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
     totalCapped: matched > bound,
   });
   const text = q.text;
+  // A room's or the trash's few transcripts are read from their own index and ranked all at once.
+  const fewTranscripts = q.roomId !== null || q.scope.kind === "own_deleted";
+  if (text !== null && q.impact && !fewTranscripts) {
+    const result = await impactStatement(db, { ...q, text });
+    const meta = ImpactMeta.parse(result[0]);
+    if (meta.filled)
+      return page(
+        result.filter((r) => r.id !== null).map((r) => PageRow.parse(r)),
+        meta.total!,
+      );
+  }
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
-    // A room's or the trash's few transcripts are read from their own index and ranked all at once:
-    // asking for the titled ones first would only add a scan when they do not fill the page.
-    const titledFirst = q.roomId === null && q.scope.kind !== "own_deleted";
+    // Asking a room or the trash for the titled ones first would only add a scan when they do not fill the page.
+    const titledFirst = !fewTranscripts;
     const rum = async (take: RumTake) => {
       const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titledFirst));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
@@ -309,7 +428,18 @@ export async function availableSearchIndex(db: Db): Promise<SearchIndex> {
   return row?.rum ? "rum" : "gin";
 }
 
-/** Readiness: the read model exists (the projection applies its migrations). */
+/**
+ * Whether single words can be ranked from impact tokens: the projection's migration 0008 ran and
+ * its background fill gave every row its tokens (rows written since always have them).
+ */
+export async function impactTokensReady(db: Db): Promise<boolean> {
+  const [index] = await db<{ exists: boolean }[]>`
+    select exists (select 1 from pg_indexes where schemaname = 'projection' and indexname = 'idx_transcript_search_impact')`;
+  if (!index?.exists) return false;
+  const [missing] = await db<{ exists: boolean }[]>`select exists (select 1 from projection.transcript where search_impact is null)`;
+  return missing?.exists === false;
+}
+
 /**
  * The highest rooms' feed position the read model applied (see migrations/projection/0004_room_feed.sql);
  * 0 while the read model is not migrated yet (the search service may start first: see readModelReady).
@@ -323,6 +453,7 @@ export async function roomFeedPosition(db: Db): Promise<number> {
   }
 }
 
+/** Readiness: the read model exists (the projection applies its migrations). */
 export async function readModelReady(db: Db): Promise<string | null> {
   try {
     await db`select 1 from projection.transcript limit 0`;

@@ -4,7 +4,15 @@
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEARCH_DB_SETTINGS, availableSearchIndex, searchTranscripts, type SearchIndex, type SearchQuery } from "../src/store";
+import {
+  SEARCH_DB_SETTINGS,
+  availableSearchIndex,
+  impactStatement,
+  impactTokensReady,
+  searchTranscripts,
+  type SearchIndex,
+  type SearchQuery,
+} from "../src/store";
 import { RUM_AVAILABLE, transcriptRow } from "./read-model";
 
 const RANDOM_TRANSCRIPTS = 600;
@@ -66,8 +74,9 @@ async function exactTop(text: string, limit: number, userId: string | null = nul
   return { ids: rows.slice(0, limit).map((r) => r.id), total: rows.length };
 }
 
-function query(text: string, index: SearchIndex, exactUpTo: number, extra: Partial<SearchQuery> = {}): SearchQuery {
+function queryOf(text: string, index: SearchIndex, exactUpTo: number, extra: Partial<SearchQuery> = {}): SearchQuery {
   return {
+    impact: false,
     text,
     scope: { kind: "ownerless_public_or_shared_rooms" },
     roomId: null,
@@ -89,7 +98,13 @@ it("the read model has the RUM index where the extension is installed, else the 
   expect(await availableSearchIndex(sql)).toBe(RUM_AVAILABLE ? "rum" : "gin");
 });
 
-describe.each(RUM_AVAILABLE ? (["rum", "gin"] as const) : (["gin"] as const))("with the %s index", (index) => {
+const VARIANTS = (RUM_AVAILABLE ? (["rum", "gin"] as const) : (["gin"] as const)).flatMap((index) =>
+  [true, false].map((impact) => ({ index, impact, name: `the ${index} index${impact ? " and impact tokens" : ""}` })),
+);
+
+describe.each(VARIANTS)("with $name", ({ index, impact }) => {
+  const query = (text: string, i: SearchIndex, exactUpTo: number, extra: Partial<SearchQuery> = {}) =>
+    queryOf(text, i, exactUpTo, { impact, ...extra });
   it.each(Object.entries(QUERIES))("ranks %s exactly as ts_rank over every match, with an exact total", async (_, text) => {
     const exact = await exactTop(text, 20);
     expect(exact.total).toBeGreaterThan(0);
@@ -102,7 +117,7 @@ describe.each(RUM_AVAILABLE ? (["rum", "gin"] as const) : (["gin"] as const))("w
     const text = VOCAB[0]!;
     const exact = await exactTop(text, 60);
     const page = await searchTranscripts(sql, query(text, index, 10, { limit: 20, offset: 40 }));
-    if (index === "rum") expect(page.rows.map((r) => r.id)).toEqual(exact.ids.slice(40, 60));
+    if (index === "rum" || impact) expect(page.rows.map((r) => r.id)).toEqual(exact.ids.slice(40, 60));
     expect(page.rows).toHaveLength(20);
   });
 
@@ -162,9 +177,64 @@ describe.runIf(RUM_AVAILABLE)("with the RUM index and a bound far below the matc
     async (text) => {
       const exact = await exactTop(text, 20);
       expect(exact.total).toBeGreaterThan(40);
-      const page = await searchTranscripts(sql, query(text, "rum", 25));
+      const page = await searchTranscripts(sql, queryOf(text, "rum", 25));
       expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
       expect(page.totalCapped).toBe(true);
     },
   );
+});
+
+describe("single words from impact tokens", () => {
+  it("are ready once every row has its tokens", async () => {
+    expect(await impactTokensReady(sql)).toBe(true);
+    // A row from before the tokens (the fill setting keeps the trigger from computing them).
+    await sql
+      .begin(async (tx) => {
+        await tx`select set_config('scribe.search_impact_fill', 'on', true)`;
+        await tx`update transcript set search_impact = null where id = 't-0'`;
+        expect(await impactTokensReady(tx)).toBe(false);
+        await tx`rollback`;
+      })
+      .catch(() => {});
+    expect(await impactTokensReady(sql)).toBe(true);
+  });
+
+  const filled = async (text: string, extra: Partial<SearchQuery> = {}) => {
+    const [meta] = await impactStatement(sql, { ...queryOf(text, "gin", 1000, { impact: true }), ...extra, text });
+    return meta!.filled as boolean;
+  };
+
+  it("fill a page only where the tokens hold it: one word, ranked above a single caption occurrence", async () => {
+    expect(await filled(VOCAB[0]!)).toBe(true);
+    expect(await filled(TIED_WORD)).toBe(true);
+    // A word in more transcripts than a page holds, but in fewer with a token (more than once, or
+    // outside the caption text): the tokens cannot tell the rest of its page.
+    const [fewTokens] = await sql<{ lexeme: string }[]>`
+      select lexeme from transcript, unnest(search_vector) group by lexeme
+      having count(*) >= 20 and count(*) filter (where not (weights = '{C}' or weights <@ '{D}')) < 20
+      order by count(*) desc limit 1`;
+    expect(await filled(fewTokens!.lexeme)).toBe(false);
+    for (const several of [QUERIES["two words"], QUERIES["a phrase"], QUERIES["either of two words"], `-${VOCAB[0]}`]) {
+      expect(await filled(several)).toBe(false);
+    }
+    // A page past what the tokens hold.
+    expect(await filled(VOCAB[0]!, { offset: 5000 })).toBe(false);
+  });
+
+  it("rank every word of the vocabulary as ts_rank over every match, at the first and a later page", async () => {
+    let usedTokens = 0;
+    for (const word of VOCAB.filter((_, i) => i % 3 === 0)) {
+      const exact = await exactTop(word, 40);
+      for (const offset of [0, 20]) {
+        const page = await searchTranscripts(sql, queryOf(word, "gin", 1000, { impact: true, offset }));
+        expect(
+          page.rows.map((r) => r.id),
+          `${word} from ${offset}`,
+        ).toEqual(exact.ids.slice(offset, offset + 20));
+        expect(page.total).toBe(exact.total);
+        if (await filled(word, { offset })) usedTokens++;
+      }
+    }
+    expect(usedTokens).toBeGreaterThan(20);
+  });
 });

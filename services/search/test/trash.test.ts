@@ -60,6 +60,7 @@ const trash = (text: string | null, extra: Partial<SearchQuery> = {}): SearchQue
   offset: 0,
   exactUpTo: 1000,
   index: "rum",
+  impact: true,
   ...extra,
 });
 
