@@ -247,6 +247,21 @@ describe("consumer runner", () => {
     expect((await dlqFor(c)).map((m) => m.data)).toEqual(["not json either"]);
   });
 
+  it("a handler's logger names the consumer and the event", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    const bindings: Record<string, unknown>[] = [];
+    const c = runner({
+      "room.created": async (_tx, _ev, ctx) => {
+        bindings.push(ctx.log.bindings());
+      },
+    });
+    const ev = await publish(140);
+    await c.start();
+    await settled(c);
+    await c.stop();
+    expect(bindings).toEqual([expect.objectContaining({ consumer: c["opts"].name, eventId: ev.id, eventType: "room.created" })]);
+  });
+
   it("a batch handler that fails: the batch is redone event by event, the others apply once, the failing one is retried and dead-lettered", async () => {
     await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
     const insert = async (tx: Parameters<EventHandler<"room.created">>[0], room: { id: string; name: string }) => {

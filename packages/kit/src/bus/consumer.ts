@@ -296,8 +296,16 @@ export class ConsumerRunner {
   private handlerFor(event: ScribeEvent): EventHandler<EventType> | undefined {
     return this.opts.handlers[event.type] as EventHandler<EventType> | undefined;
   }
+  /** The event's logger is made when a handler first uses it (a batch handler of 500 events mostly does not). */
   private contextFor(event: ScribeEvent, m: JsMsg): HandlerContext {
-    return { log: this.opts.log.child({ consumer: this.opts.name, eventId: event.id, eventType: event.type }), streamSeq: m.seq };
+    const { log, name } = this.opts;
+    let child: Logger | null = null;
+    return {
+      get log() {
+        return (child ??= log.child({ consumer: name, eventId: event.id, eventType: event.type }));
+      },
+      streamSeq: m.seq,
+    };
   }
 
   /**
