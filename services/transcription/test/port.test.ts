@@ -435,6 +435,17 @@ describe("the event log", () => {
     ]);
   });
 
+  it("starts again with a live recording: the old run's entries go, the session's STATUS is its first", async () => {
+    expect(await port().appendEvent(id, RUN, "FINAL_TITLE", { title: "Weekly" })).toBe(true);
+    await sql.begin(async (tx) => {
+      const command = { type: "startLiveRecording", run_id: "session-1", now } as const;
+      await execute(tx, await loadTranscript(tx, id, { forUpdate: true, ...loads(command) }), command, now);
+    });
+    expect(await sql`select run_id, event, data from transcript_event where transcript_id = ${id}`).toEqual([
+      { run_id: "session-1", event: "STATUS", data: { value: "recording" } },
+    ]);
+  });
+
   it("goes with its transcript when it is destroyed, and only with it", async () => {
     const other = newAggregate({ id: randomUUID(), now, user_id: "bob", name: "other", source_kind: "file" });
     await insertTranscript(sql, { ...other, current_run_id: RUN, events: [{ event: "DURATION", data: { duration: 3 } }] });
