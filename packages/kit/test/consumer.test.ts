@@ -185,14 +185,17 @@ describe("consumer runner", () => {
     expect(await appliedCount()).toBe(10);
   });
 
-  it("a batch handler is not given again, in a committed batch, an event the inbox knew: one applied before, or a second copy in the batch", async () => {
+  it("a batch handler is not given again, in a committed batch, an event the inbox knew (one applied before, or a second copy in the batch), nor what was prepared of other events", async () => {
     await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
     const name = `test.consumer${++n}`;
+    const handed: { events: string[]; prepared: unknown }[] = [];
     const c = runner(
       { "room.created": async () => expect.unreachable("the batch handler applies the fast path") },
       {
         name,
-        batchHandler: async (tx, events) => {
+        prepareBatch: (events) => events.map((e) => e.id),
+        batchHandler: async (tx, events, prepared) => {
+          handed.push({ events: events.map((e) => e.event.id), prepared });
           const rooms = events.map((e) => e.event.data as { id: string; name: string });
           await tx`insert into applied (room_id, name) select * from unnest(${rooms.map((r) => r.id)}::text[], ${rooms.map((r) => r.name)}::text[])`;
         },
@@ -208,6 +211,9 @@ describe("consumer runner", () => {
     await c.stop();
     // The handler was given all of them first, in the same round trip as the inbox rows: that was rolled back.
     expect((await env.sql`select name from applied order by name`).map((r) => r.name)).toEqual(["room-91", "room-92"]);
+    // What prepareBatch made is handed over only with the very events it was made of (not to the redo of the new ones).
+    expect(handed.some((h) => h.prepared !== undefined)).toBe(true);
+    expect(handed.filter((h) => h.prepared !== undefined && JSON.stringify(h.prepared) !== JSON.stringify(h.events))).toEqual([]);
   });
 
   it("batches parsed ahead are applied in stream order, each once, poison dead-lettered in its place, and stop applies the batch parsed ahead", async () => {

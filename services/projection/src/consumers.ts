@@ -3,7 +3,7 @@
 // the consumers off), applies, and announces the transcript version it now holds.
 import type { ScribeEvent, StreamName } from "@scribe/contracts";
 import type { BatchHandler, ConsumerRunner, EventHandlers, ServiceRuntime, Tx } from "@scribe/kit";
-import { LIVE_TABLES, applyEvent, applyInOrder, takeFeedLock } from "./store";
+import { InOrderPlan, LIVE_TABLES, applyEvent, applyInOrder, planInOrder, takeFeedLock } from "./store";
 
 async function applyLive(tx: Tx, ev: ScribeEvent): Promise<void> {
   await takeFeedLock(tx);
@@ -13,18 +13,12 @@ async function applyLive(tx: Tx, ev: ScribeEvent): Promise<void> {
 /**
  * A batch as `applyLive` one event after another, in one round trip: the feed lock is sent first
  * and the batch's statements right behind it (a transaction runs them in the order sent, so no row
- * is written before the lock is held; see applyInOrder).
+ * is written before the lock is held; see applyInOrder). The batch comes planned (`planInOrder`,
+ * the consumer's prepareBatch) unless the inbox knew one of its events.
  */
-const applyLiveBatch: BatchHandler = async (tx, events) => {
-  const [lock, applied] = await Promise.allSettled([
-    takeFeedLock(tx),
-    applyInOrder(
-      tx,
-      LIVE_TABLES,
-      events.map((e) => e.event),
-      { announce: true },
-    ),
-  ]);
+const applyLiveBatch: BatchHandler = async (tx, events, prepared) => {
+  const batch = prepared instanceof InOrderPlan ? prepared : events.map((e) => e.event);
+  const [lock, applied] = await Promise.allSettled([takeFeedLock(tx), applyInOrder(tx, LIVE_TABLES, batch, { announce: true })]);
   if (lock.status === "rejected") throw lock.reason;
   if (applied.status === "rejected") throw applied.reason;
 };
@@ -71,6 +65,14 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
 export function registerConsumers<C>(rt: ServiceRuntime<C>): { stream: StreamName; runner: ConsumerRunner }[] {
   return FOLDED.map(({ stream, consumer, handlers }) => ({
     stream,
-    runner: rt.consume({ name: consumer, stream, handlers, batchHandler: applyLiveBatch, batchSize: 500, deliverPolicy: "all" }),
+    runner: rt.consume({
+      name: consumer,
+      stream,
+      handlers,
+      batchHandler: applyLiveBatch,
+      prepareBatch: planInOrder,
+      batchSize: 500,
+      deliverPolicy: "all",
+    }),
   }));
 }

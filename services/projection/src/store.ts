@@ -125,22 +125,36 @@ export async function applyEvent(db: Db, t: ModelTables, ev: ScribeEvent, opts: 
  * the order sent), then every one is awaited and the first failure thrown (the caller redoes the
  * batch event by event to find the failing one).
  */
-export async function applyInOrder(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<void> {
-  const sent: Promise<unknown>[] = [];
+export async function applyInOrder(db: Db, t: ModelTables, batch: readonly ScribeEvent[] | InOrderPlan, opts: ApplyOptions): Promise<void> {
+  const { steps } = batch instanceof InOrderPlan ? batch : planInOrder(batch);
+  const sent = steps.map((step) => (Array.isArray(step) ? applyChunks(db, t, step, opts) : applyEvent(db, t, step, opts)));
+  const outcomes = await Promise.allSettled(sent);
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw failure.reason;
+}
+
+/**
+ * A batch made ready for `applyInOrder` without the database: its runs folded and serialised, the
+ * other events in their places. The live consumer makes it while the batch before is applied.
+ */
+export class InOrderPlan {
+  constructor(readonly steps: readonly (RunChunk[] | ScribeEvent)[]) {}
+}
+
+export function planInOrder(events: readonly ScribeEvent[]): InOrderPlan {
+  const steps: (RunChunk[] | ScribeEvent)[] = [];
   let run: ScribeEvent[] = [];
   for (const ev of events) {
     if (inRun(ev)) {
       run.push(ev);
       continue;
     }
-    if (run.length > 0) sent.push(applyRun(db, t, run, opts));
+    if (run.length > 0) steps.push(runChunks(foldRun(run)));
     run = [];
-    sent.push(applyEvent(db, t, ev, opts));
+    steps.push(ev);
   }
-  if (run.length > 0) sent.push(applyRun(db, t, run, opts));
-  const outcomes = await Promise.allSettled(sent);
-  const failure = outcomes.find((o) => o.status === "rejected");
-  if (failure) throw failure.reason;
+  if (run.length > 0) steps.push(runChunks(foldRun(run)));
+  return new InOrderPlan(steps);
 }
 
 /** `returning version[, pg_notify(…)]` of a statement that changed a transcript row. */
@@ -294,9 +308,15 @@ interface TopicRecords {
   topics: string[];
 }
 
+/** A statement's worth of a run: its states' JSON records and its topics. */
+interface RunChunk {
+  states: string[];
+  topics: TopicRecords;
+}
+
 /** A run's records, in chunks of at most STATEMENT_PAYLOAD_CHARS of JSON (a transcript's records stay in one). */
-function runChunks(folds: Map<string, RunFold>): { states: string[]; topics: TopicRecords }[] {
-  const empty = () => ({ states: [] as string[], topics: { transcriptIds: [], versions: [], positions: [], topics: [] } as TopicRecords });
+function runChunks(folds: Map<string, RunFold>): RunChunk[] {
+  const empty = (): RunChunk => ({ states: [], topics: { transcriptIds: [], versions: [], positions: [], topics: [] } });
   const chunks = [empty()];
   let size = 0;
   for (const [id, f] of folds) {
@@ -357,6 +377,11 @@ function stateRecord(id: string, state: TranscriptUpdated, webvtt: RunFold["webv
  * changed.
  */
 async function applyRun(db: Db, t: ModelTables, events: readonly ScribeEvent[], opts: ApplyOptions): Promise<Applied[]> {
+  return applyChunks(db, t, runChunks(foldRun(events)), opts);
+}
+
+/** `applyRun` of a run already folded and serialised (`runChunks`). */
+async function applyChunks(db: Db, t: ModelTables, chunks: readonly RunChunk[], opts: ApplyOptions): Promise<Applied[]> {
   const [tr, tp] = [db(t.transcript), db(t.topic)];
   const taken = (source: string) => {
     const cols = [
@@ -373,7 +398,7 @@ async function applyRun(db: Db, t: ModelTables, events: readonly ScribeEvent[], 
   // Shadow tables of a rebuild are written without the feed lock (their trigger does not take it either).
   const feedLock = t.transcript === LIVE_TABLES.transcript ? feedLockQuery(db) : db`select`;
   // Created (and so sent, in this order) before the first await.
-  const statements = runChunks(foldRun(events)).map(
+  const statements = chunks.map(
     ({ states, topics }) => db<{ id: string; version: number | null; known: boolean }[]>`
       with s as (
         select * from jsonb_to_recordset(${`[${states.join(",")}]`}::text::jsonb) as s(${db.unsafe(STATE_RECORD)})),

@@ -15,7 +15,7 @@ import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldTranscript, type FoldResult, type TranscriptFoldEvent, type TranscriptRow } from "../src/domain/fold";
-import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent, applyInOrder } from "../src/store";
+import { LIVE_TABLES, TranscriptNotYetKnown, applyEvent, applyInOrder, planInOrder } from "../src/store";
 
 const SOURCE = "scribe/transcription";
 const T0 = "2026-11-21T10:00:00.000Z";
@@ -240,7 +240,7 @@ describe("the SQL path agrees with the fold", () => {
 
   /**
    * Apply through store.ts like the consumer: in batches of `batch` events (applyInOrder, one
-   * transaction), a failed batch redone event by event; not-yet-known events are redelivered after
+   * transaction; every other batch planned first), a failed batch redone event by event; not-yet-known events are redelivered after
    * the others. `batch` 1 is applyEvent alone.
    */
   async function applyAll(events: Wire[], batch = 1): Promise<void> {
@@ -251,7 +251,9 @@ describe("the SQL path agrees with the fold", () => {
         const slice = pending.slice(i, i + batch);
         if (batch > 1) {
           try {
-            await sql.begin((tx) => applyInOrder(tx, LIVE_TABLES, slice, { announce: false }));
+            // Every other batch planned ahead, as the live consumer's are.
+            const planned = (i / batch) % 2 === 1 ? planInOrder(slice) : slice;
+            await sql.begin((tx) => applyInOrder(tx, LIVE_TABLES, planned, { announce: false }));
             continue;
           } catch (err) {
             if (!(err instanceof TranscriptNotYetKnown)) throw err;

@@ -18,7 +18,7 @@ export interface HandlerContext {
 export type EventHandler<T extends EventType> = (tx: Tx, event: ScribeEvent<T>, ctx: HandlerContext) => Promise<void>;
 export type EventHandlers = { [T in EventType]?: EventHandler<T> };
 /** The fresh events of a batch (each has a handler, none applied before), in stream order. */
-export type BatchHandler = (tx: Tx, events: { event: ScribeEvent; ctx: HandlerContext }[]) => Promise<void>;
+export type BatchHandler = (tx: Tx, events: { event: ScribeEvent; ctx: HandlerContext }[], prepared?: unknown) => Promise<void>;
 
 export interface ConsumerOptions {
   bus: Bus;
@@ -41,6 +41,13 @@ export interface ConsumerOptions {
    * `handlers` (one savepoint each), so a failing event is retried or dead-lettered alone as usual.
    */
   batchHandler?: BatchHandler;
+  /**
+   * Optional, with batchHandler: the part of applying a batch that needs no database (folding,
+   * serialising what will be sent), run on its events while the batch before it is applied. The
+   * result is handed to batchHandler as `prepared` when it applies exactly those events; when the
+   * inbox knew one of them it is not, and the handler prepares the new ones itself.
+   */
+  prepareBatch?: (events: readonly ScribeEvent[]) => unknown;
   /** Where a new consumer starts: the whole history (read models) or only new events (side effects). */
   deliverPolicy?: "all" | "new";
   /** Deliveries allowed before a failing event is dead-lettered. */
@@ -83,6 +90,8 @@ interface ParsedBatch {
   events: { m: JsMsg; event: ScribeEvent }[];
   /** Messages that are not a valid event: dead-lettered when their batch's turn comes. */
   poison: { m: JsMsg; reason: string }[];
+  /** prepareBatch's result for the events that have a handler. */
+  prepared?: unknown;
 }
 
 type Outcome = { kind: "applied" | "duplicate" | "ignored" } | { kind: "failed"; error: unknown; permanent: boolean };
@@ -250,11 +259,20 @@ export class ConsumerRunner {
         parsed.poison.push({ m, reason });
       }
     }
+    const { batchHandler, prepareBatch } = this.opts;
+    if (batchHandler && prepareBatch) {
+      await new Promise((resolve) => setImmediate(resolve));
+      try {
+        parsed.prepared = prepareBatch(parsed.events.filter(({ event }) => this.handlerFor(event)).map(({ event }) => event));
+      } catch {
+        // The batch handler prepares the batch itself and fails there, on the path that finds the failing event.
+      }
+    }
     return parsed;
   }
 
   /** Apply a batch in one transaction: fast path first, per-event savepoints when something fails. */
-  private async applyParsed({ events: parsed, poison }: ParsedBatch): Promise<void> {
+  private async applyParsed({ events: parsed, poison, prepared }: ParsedBatch): Promise<void> {
     const { log, name } = this.opts;
     for (const { m, reason } of poison) {
       log.error({ consumer: name, streamSeq: m.seq, subject: m.subject, reason }, "poison event: dead-lettered");
@@ -264,7 +282,7 @@ export class ConsumerRunner {
 
     let outcomes: Map<JsMsg, Outcome>;
     try {
-      outcomes = await this.applyFast(parsed).catch(async (e) => {
+      outcomes = await this.applyFast(parsed, prepared).catch(async (e) => {
         if (!(e instanceof HandlerFailed)) throw e;
         // Some handler failed: redo the batch one savepoint per event so the others still apply.
         return this.applyIsolated(parsed);
@@ -315,7 +333,7 @@ export class ConsumerRunner {
    * and its statements' preparation fewer per batch); when the inbox knew one of them, the
    * transaction is rolled back and the batch redone with the inbox's answer first.
    */
-  private async applyFast(parsed: { m: JsMsg; event: ScribeEvent }[], assumeFresh = true): Promise<Map<JsMsg, Outcome>> {
+  private async applyFast(parsed: { m: JsMsg; event: ScribeEvent }[], prepared: unknown, assumeFresh = true): Promise<Map<JsMsg, Outcome>> {
     const outcomes = new Map<JsMsg, Outcome>();
     const handled = parsed.filter(({ m, event }) => {
       if (this.handlerFor(event)) return true;
@@ -331,7 +349,7 @@ export class ConsumerRunner {
           select ${this.opts.name}, unnest(${handled.map((p) => p.event.id)}::uuid[])
           on conflict do nothing returning event_id`.execute();
         if (batchHandler && assumeFresh) {
-          const [inserted, applied] = await Promise.allSettled([inserting, batchHandler(tx, batchOf(handled))]);
+          const [inserted, applied] = await Promise.allSettled([inserting, batchHandler(tx, batchOf(handled), prepared)]);
           if (inserted.status === "rejected") throw inserted.reason;
           if (inserted.value.length < handled.length) throw new SeenBefore();
           if (applied.status === "rejected") throw new HandlerFailed(applied.reason);
@@ -354,7 +372,7 @@ export class ConsumerRunner {
         for (const { m } of applying) outcomes.set(m, { kind: "applied" });
       });
     } catch (e) {
-      if (e instanceof SeenBefore) return this.applyFast(parsed, false);
+      if (e instanceof SeenBefore) return this.applyFast(parsed, undefined, false);
       throw e;
     }
     return outcomes;
