@@ -97,24 +97,24 @@ describe("SDP", () => {
 describe("live transitions", () => {
   const fresh = () => newAggregate({ id: "t1", now: new Date("2026-11-24T10:00:00Z"), user_id: "alice", name: "x", source_kind: "live" });
 
-  it("recording makes the session the current run, with a fresh log", () => {
-    const a = recordingStarted({ ...fresh(), events: [{ event: "TRANSCRIPT", data: { text: "old" } }] }, "s1");
-    expect(a.state.status).toBe("recording");
-    expect(a.current_run_id).toBe("s1");
-    expect(a.events).toEqual([{ event: "STATUS", data: { value: "recording" } }]);
+  it("recording starts from nothing: no error, no duration, a live source", () => {
+    const before = fresh();
+    const state = recordingStarted({ ...before, state: { ...before.state, status: "error", error: "old", duration: 5 } });
+    expect(state).toMatchObject({ status: "recording", error: null, duration: 0, source_kind: "live" });
   });
 
   it("a locked transcript refuses", () => {
     const locked = fresh();
     locked.state.locked = true;
-    expect(() => recordingStarted(locked, "s1")).toThrow(new RuleError("bad_request", "Transcript is locked"));
+    expect(() => recordingStarted(locked)).toThrow(new RuleError("bad_request", "Transcript is locked"));
   });
 
   it("flush and failure apply only while the session is the current run; failure never overwrites ended", () => {
-    const a = recordingStarted(fresh(), "s1");
-    expect(recordingFlushed(a, "s1")?.state.status).toBe("processing");
+    const a = { ...fresh(), current_run_id: "s1" };
+    a.state = recordingStarted(a);
+    expect(recordingFlushed(a, "s1")?.status).toBe("processing");
     expect(recordingFlushed(a, "other")).toBeNull();
-    expect(recordingFailed(a, "s1", "why")?.state).toMatchObject({ status: "error", error: "why" });
+    expect(recordingFailed(a, "s1", "why")).toMatchObject({ status: "error", error: "why" });
     expect(recordingFailed({ ...a, state: { ...a.state, status: "ended" } }, "s1", "why")).toBeNull();
   });
 });

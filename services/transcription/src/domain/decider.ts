@@ -383,7 +383,7 @@ function decideChange(command: TranscriptCommand, current: Aggregate | null): Tr
       return events.length ? [...events, ...statusLogged(s, next, command.run_id)] : [];
     }
     case "startLiveRecording": {
-      const next = recordingStarted(a, command.run_id).state;
+      const next = recordingStarted(a);
       const started: TranscriptEvent[] = [
         ...changed(a, command.now, { state: next, topics: [] }),
         { type: "run.started", data: { run_id: command.run_id } },
@@ -391,13 +391,13 @@ function decideChange(command: TranscriptCommand, current: Aggregate | null): Tr
       return [...started, ...statusLogged(s, next, command.run_id)];
     }
     case "handOverLiveRecording": {
-      const next = recordingFlushed(a, command.run_id)?.state;
+      const next = recordingFlushed(a, command.run_id);
       if (!next) throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run`, "stale_run");
       const attached: TranscriptEvent = { type: "recording.attached", data: { recording: command.recording } };
       return [...changed(a, command.now, { state: next }), attached, ...statusLogged(s, next, command.run_id)];
     }
     case "failLiveRecording": {
-      const next = recordingFailed(a, command.run_id, command.reason)?.state;
+      const next = recordingFailed(a, command.run_id, command.reason);
       if (!next)
         throw new RuleError("conflict", `live session ${command.run_id} is not the transcript's current run, or it ended`, "stale_run");
       return [...changed(a, command.now, { state: next }), ...statusLogged(s, next, command.run_id)];

@@ -3,7 +3,7 @@
 // meanwhile makes its late writes stale), `processing` once its audio is handed to the file
 // pipeline, `error` when nothing can be made of it.
 import type { RecordingReady, TranscriptState } from "@scribe/contracts";
-import { RuleError, type Aggregate, type LoggedEvent } from "../../domain/transcript";
+import { RuleError, type Aggregate } from "../../domain/transcript";
 
 /** Why a live recording cannot start, or null. */
 export function liveRefusal(a: Aggregate): string | null {
@@ -11,25 +11,20 @@ export function liveRefusal(a: Aggregate): string | null {
   return null;
 }
 
-const status = (value: TranscriptState["status"]): LoggedEvent => ({ event: "STATUS", data: { value } });
+// Each rule gives the transcript's next state; the decider announces it with the run's other changes
+// (the run switch, its topics cleared, the STATUS logged), as for a file run.
 
-/** A fresh live run: `recording`, nothing of an earlier run's topics or event log kept. */
-export function recordingStarted(a: Aggregate, sessionId: string): Aggregate {
+/** A fresh live run's state: `recording`, from nothing. */
+export function recordingStarted(a: Aggregate): TranscriptState {
   const refusal = liveRefusal(a);
   if (refusal) throw new RuleError("bad_request", refusal);
-  return {
-    ...a,
-    state: { ...a.state, status: "recording", error: null, duration: 0, source_kind: "live" },
-    topics: [],
-    events: [status("recording")],
-    current_run_id: sessionId,
-  };
+  return { ...a.state, status: "recording", error: null, duration: 0, source_kind: "live" };
 }
 
 /** The stream was flushed: `processing` until the file pipeline has made the transcript of the audio. */
-export function recordingFlushed(a: Aggregate, sessionId: string): Aggregate | null {
+export function recordingFlushed(a: Aggregate, sessionId: string): TranscriptState | null {
   if (a.current_run_id !== sessionId || a.state.deleted_at !== null) return null;
-  return { ...a, state: { ...a.state, status: "processing", error: null }, events: [...(a.events ?? []), status("processing")] };
+  return { ...a.state, status: "processing", error: null };
 }
 
 /** The live audio as the recording the file pipeline processes. */
@@ -60,7 +55,7 @@ export function liveRecording(
 }
 
 /** Nothing usable was recorded: `error` with the reason (null when the session is no longer current). */
-export function recordingFailed(a: Aggregate, sessionId: string, reason: string): Aggregate | null {
+export function recordingFailed(a: Aggregate, sessionId: string, reason: string): TranscriptState | null {
   if (a.current_run_id !== sessionId || a.state.status === "ended") return null;
-  return { ...a, state: { ...a.state, status: "error", error: reason }, events: [...(a.events ?? []), status("error")] };
+  return { ...a.state, status: "error", error: reason };
 }
