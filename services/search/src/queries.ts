@@ -16,43 +16,35 @@ export function snippetSettings(config: SearchConfig): SnippetSettings {
 }
 
 /**
- * The index to rank with, looked up on the first search and again while it is not RUM: the
- * projection creates the index in its migrations, which may run after this service started.
+ * `look` on the first call, and again at most every 30 s until its answer is `settled`; then that
+ * answer for good. What search may use is made by the projection, which may migrate (the RUM index)
+ * or fill (the impact tokens) after this service started.
  */
-function searchIndexOf(sql: Sql, config: SearchConfig): () => Promise<SearchIndex> {
-  let known: SearchIndex | null = config.SEARCH_INDEX === "gin" ? "gin" : null;
+function recheckedUntil<T>(look: () => Promise<T>, settled: (answer: T) => boolean): () => Promise<T> {
+  let known: { answer: T } | null = null;
   let checkedAt = -Infinity;
   return async () => {
-    if (known === "rum" || (known === "gin" && config.SEARCH_INDEX === "gin")) return known;
-    if (known === null || performance.now() - checkedAt > 30_000) {
-      checkedAt = performance.now();
-      known = await availableSearchIndex(sql);
-    }
-    return known;
-  };
-}
-
-/**
- * Whether single words are ranked from impact tokens, looked up on the first search and again every
- * 30 s until they are: the projection fills older rows' tokens in the background after its
- * migration, and once every row has them, every row written afterwards has them too.
- */
-function impactTokensOf(sql: Sql): () => Promise<boolean> {
-  let ready = false;
-  let checkedAt = -Infinity;
-  return async () => {
-    if (!ready && performance.now() - checkedAt > 30_000) {
-      checkedAt = performance.now();
-      ready = await impactTokensReady(sql);
-    }
-    return ready;
+    if (known && (settled(known.answer) || performance.now() - checkedAt <= 30_000)) return known.answer;
+    checkedAt = performance.now();
+    known = { answer: await look() };
+    return known.answer;
   };
 }
 
 export function registerQueries(rpc: RpcServer, sql: Sql, config: SearchConfig, roomFeed: NotifiedWatermark): void {
   const settings = snippetSettings(config);
-  const searchIndex = searchIndexOf(sql, config);
-  const impactTokens = impactTokensOf(sql);
+  // RUM once the index exists (SEARCH_INDEX=gin: never); the impact tokens once every row has them.
+  const searchIndex =
+    config.SEARCH_INDEX === "gin"
+      ? async (): Promise<SearchIndex> => "gin"
+      : recheckedUntil(
+          () => availableSearchIndex(sql),
+          (index) => index === "rum",
+        );
+  const impactTokens = recheckedUntil(
+    () => impactTokensReady(sql),
+    (ready) => ready,
+  );
   rpc.handle(searchOps.search, async ({ caller, q, limit, offset, room_id, source_kind, include_deleted }) => {
     if (include_deleted && caller.userId === null) throw Unauthorized("Authentication required to view deleted transcripts");
     if (caller.userId === null && !anonymousMayUsePublicRoutes(config)) throw Unauthorized();

@@ -279,10 +279,13 @@ export function impactStatement(db: Db, q: SearchQuery & { text: string }) {
   // (its own transcripts and the shared rooms' first, then the word), as a plain count plans it.
   const countOn = q.scope.kind === "ownerless_public_or_shared_rooms" ? bound + 1 : need;
   // Transcripts the filter lets through among the word's tokens of buckets `from`..`to`, counted up to `upTo`.
+  // The word's tokens of buckets `from`..`to`.
+  const tokens = (from: SqlPart, to: SqlPart) =>
+    db`(select array_agg((select lexeme from word) || '@' || b) from generate_series(${from}, ${to}) b)`;
   const counted = (from: SqlPart, to: SqlPart, upTo: SqlPart) => db`(
     select count(*)::int from (
       select 1 from projection.transcript t
-      where t.search_impact && (select array_agg((select lexeme from word) || '@' || b) from generate_series(${from}, ${to}) b) and ${tokensWhere}
+      where t.search_impact && ${tokens(from, to)} and ${tokensWhere}
       limit ${upTo}) c)`;
   return db`
     with recursive
@@ -310,7 +313,7 @@ export function impactStatement(db: Db, q: SearchQuery & { text: string }) {
         select t.id, t.created_at, ts_rank(t.search_vector, (select q from query), 32) as rank
         from projection.transcript t
         where (select filled from reach)
-          and t.search_impact && (select array_agg((select lexeme from word) || '@' || b) from reach, generate_series(0, reach.last) b)
+          and t.search_impact && ${tokens(0, db`(select last from reach)`)}
           and ${tokensWhere}),
       page as (
         select id, created_at, rank, row_number() over (order by rank desc, created_at desc, id) as position
