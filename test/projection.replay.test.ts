@@ -168,6 +168,17 @@ describe("rebuilding the read model", () => {
     await tw.applied(late);
     expect((await rpcCall(tw.bus, projectionOps.get, { caller: ALICE, id: late, transcript_format: "text" })).title).toBe("After the swap");
     expect((await rpcCall(tw.bus, searchOps.search, { caller: ALICE, q: "swap", limit: 10 })).results.map((r) => r.id)).toEqual([late]);
+    // The phrase pair tokens start over for the new table, and the projection's fill catches up.
+    await eventually(async () => {
+      const [fill] = await sql<{ current: boolean; behind: boolean }[]>`
+        select of_table = 'transcript'::regclass as current, filled_through < (select max(change_seq) from transcript) as behind
+        from transcript_search_pair_fill`;
+      expect(fill).toEqual({ current: true, behind: false });
+      return true;
+    });
+    const [tokens] = await sql<{ n: number }[]>`
+      select count(*)::int as n from transcript_search_pair p join transcript t on t.id = p.id and t.change_seq = p.change_seq`;
+    expect(tokens!.n).toBe(transcripts.length + 1);
   });
 
   it("runs from the CLI with progress lines, and rebuilding again changes nothing", async () => {

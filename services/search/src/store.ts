@@ -41,7 +41,10 @@ export interface SearchQuery {
   exactUpTo: number;
   /** How candidates beyond `exactUpTo` are chosen: "rum" when the RUM index exists. */
   index: SearchIndex;
-  /** Every visible transcript has its impact tokens (migration 0008): a single word is ranked from them. */
+  /**
+   * Search tokens may be used: every visible transcript has its impact tokens (migration 0008), so a
+   * single word is ranked from them, and the pair tokens exist (0009), so a two-word phrase is.
+   */
   impact: boolean;
 }
 
@@ -233,72 +236,135 @@ const PageRow = ResultRow.omit({ total: true });
 const RumPageRow = PageRow.extend({ distance: z.number() });
 
 /**
- * The highest impact bucket a token can have: buckets are floor(-ln(rank) * 64) of a lexeme's own
- * ts_rank, and a lexeme gets a token only when it ranks above one caption-text occurrence
- * (0.1216, bucket 134; see migrations/projection/0008_search_impact.sql).
+ * A kind of search token (migrations/projection/0008, 0009): where the tokens are (`t` is always the
+ * transcript row), the query it answers and the key it has for that query, and the buckets its
+ * tokens may have (`<key>@<bucket>`, 0 = best).
  */
-export const LAST_IMPACT_BUCKET = 134;
+interface TokenKind {
+  /** The rows with tokens: `t`, the transcript, with `tokens`, the token array, current with it. */
+  rows: (db: Db) => ReturnType<typeof tsqueryOf>;
+  /** One row with the query's `key` when the tokens can answer it, else none (from `query`'s `q`). */
+  key: (db: Db, text: string) => ReturnType<typeof tsqueryOf>;
+  lastBucket: number;
+  /**
+   * Transcripts whose tokens the projection's background fill has yet to compute (their text may
+   * have changed): ranked along with the tokens' candidates, up to PENDING_TOKENS of them; and
+   * whether the fill's mark is about this table at all (else every row may wait).
+   */
+  pending: { ready: (db: Db) => ReturnType<typeof tsqueryOf>; rows: (db: Db) => ReturnType<typeof tsqueryOf> } | null;
+}
+
 /**
- * Candidates the impact statement ranks at most (ts_rank reads each one's vector: ~10 µs); past it
- * a single word takes the RUM path, which reads the word's whole posting list.
+ * Single words: buckets are floor(-ln(rank) * 64) of a lexeme's own ts_rank, and a lexeme gets a
+ * token only when it ranks above one caption-text occurrence (0.1216, bucket 134). Every row has
+ * them (the trigger computes them; impactTokensReady says when the fill of older rows is done).
+ */
+const WORD_TOKENS: TokenKind = {
+  rows: (db) => db`(select t.*, t.search_impact as tokens from projection.transcript t) t`,
+  key: (db, text) => db`
+    select v.lexeme as key from query, unnest(to_tsvector('english', ${text})) v
+    where numnode(query.q) = 1 and query.q = quote_literal(v.lexeme)::tsquery limit 1`,
+  lastBucket: 134,
+  pending: null,
+};
+/**
+ * A phrase of two distinct words (`"a b"`, which websearch_to_tsquery makes `'a' <-> 'b'`): the
+ * pair's rank above 0.8, bucketed by -ln(1 - rank) (see 0009_search_pairs.sql). The tokens are
+ * those computed at the transcript's current change_seq; transcripts past the fill's mark wait.
+ */
+const PAIR_TOKENS: TokenKind = {
+  rows: (db) => db`(
+    select t.*, p.tokens from projection.transcript_search_pair p
+    join projection.transcript t on t.id = p.id and t.change_seq = p.change_seq) t`,
+  key: (db, text) => db`
+    select a.lexeme || ' ' || b.lexeme as key
+    from query, unnest(to_tsvector('english', ${text})) a, unnest(to_tsvector('english', ${text})) b
+    where numnode(query.q) = 3 and a.lexeme <> b.lexeme
+      and query.q = tsquery_phrase(quote_literal(a.lexeme)::tsquery, quote_literal(b.lexeme)::tsquery) limit 1`,
+  lastBucket: 166,
+  pending: {
+    ready: (db: Db) => db`exists (
+      select 1 from projection.transcript_search_pair_fill where of_table = 'projection.transcript'::regclass)`,
+    rows: (db: Db) => db`
+      select t.id from projection.transcript t
+      where t.change_seq > (select filled_through from projection.transcript_search_pair_fill)
+      limit ${PENDING_TOKENS + 1}`,
+  },
+};
+/**
+ * Candidates the token statement ranks at most (ts_rank reads each one's vector: ~10 µs); past it
+ * the query takes the RUM path, which reads the words' whole posting lists.
  */
 export const IMPACT_CANDIDATES = 10_000;
+/** Rows waiting for their pair tokens that a phrase's page is ranked with at most; past it, the RUM path. */
+const PENDING_TOKENS = 500;
 /** Buckets counted at once while looking for the one that fills the page (a rare word has few, far apart). */
 const IMPACT_GROUP = 16;
 
 /**
- * A single word's page from the impact tokens, exact by construction. Its matches that the caller's
- * filter lets through are counted bucket by bucket, best ranks first, until the buckets counted
- * hold the page (`offset + limit`), and then one bucket more: ts_rank's normalisation (r / (r + 1),
- * in single precision) could make a rank just below a bucket's edge equal to one just above it, and
- * ties are ordered newest first; a whole bucket (1.6 % of rank) further down, no rank can. (A rare
- * word's few tokens lie far apart: the bucket that fills the page is first looked for in groups of
+ * A single word's page from the impact tokens, exact by construction: see tokenStatement.
+ */
+export const impactStatement = (db: Db, q: SearchQuery & { text: string }) => tokenStatement(db, q, WORD_TOKENS);
+/** A two-word phrase's page from the pair tokens, exact by construction: see tokenStatement. */
+export const pairStatement = (db: Db, q: SearchQuery & { text: string }) => tokenStatement(db, q, PAIR_TOKENS);
+
+/**
+ * A page from search tokens, exact by construction. The query's matches that the caller's filter
+ * lets through are counted bucket by bucket, best ranks first, until the buckets counted hold the
+ * page (`offset + limit`), and then one bucket more: ts_rank's normalisation (r / (r + 1), in
+ * single precision) could make a rank just below a bucket's edge equal to one just above it, and
+ * ties are ordered newest first; a whole bucket further down, no rank can. (A rare word's few
+ * tokens lie far apart: the bucket that fills the page is first looked for in groups of
  * IMPACT_GROUP buckets.) Only those candidates are ranked, with ts_rank itself. A transcript without
- * a token for the word ranks at most 0.1216 (one caption-text occurrence), below every token's
- * rank: so once the tokens fill the page, no such transcript belongs on it.
+ * a token for the key ranks below every token's rank: so once the tokens fill the page, no such
+ * transcript belongs on it — except those still waiting for their tokens, which are ranked with them
+ * (a transcript has current tokens or waits, never both: the fill's mark moves with its tokens).
  *
- * One row carries whether the page is exact (`filled`: the word is a single lexeme, the tokens held
- * the page, and no more than `IMPACT_CANDIDATES` were ranked) and the total (only when filled),
- * counted up to the bound + 1; the page's rows follow it. When not filled, no row was ranked. Over
- * everything visible, the groups are counted on past the page until they hold more than the bound:
- * then so do the matches, and the total is capped without reading the word's whole posting list (at
- * 100k transcripts that read took 14 of a common word's 16 ms); else, and in a user's scope, the
- * matches are counted as a plain count plans it.
+ * One row carries whether the page is exact (`filled`: the query has a key, the tokens held the
+ * page, no more than `IMPACT_CANDIDATES` were ranked and no more than PENDING_TOKENS rows wait)
+ * and the total (only when filled), counted up to the bound + 1; the page's rows follow it. When not
+ * filled, no row was ranked. Over everything visible, the groups are counted on past the page until
+ * they hold more than the bound: then so do the matches, and the total is capped without reading
+ * the words' whole posting lists (at 100k transcripts that read took 14 of a common word's 16 ms);
+ * else, and in a user's scope, the matches are counted as a plain count plans it.
  *
- * The token scans say "not deleted" in words no partial index's predicate matches (the impact
- * index covers deleted rows too): on a small table the planner otherwise read a list index in full
+ * The token scans say "not deleted" in words no partial index's predicate matches (the token
+ * indexes cover deleted rows too): on a small table the planner otherwise read a list index in full
  * and tested every row's tokens, 25 times (70 ms on 720 transcripts).
  */
-export function impactStatement(db: Db, q: SearchQuery & { text: string }) {
+function tokenStatement(db: Db, q: SearchQuery & { text: string }, kind: TokenKind) {
   const where = filterOf(db, q);
   const tokensWhere = filterOf(db, q, db`coalesce(t.deleted_at, 'infinity') = 'infinity'`);
   const need = q.offset + q.limit;
   const bound = candidateCount(q);
   // Everything visible (PUBLIC_MODE): the filter lets nearly every token through, so counting on
   // past the page is cheap. A user's scope lets few through: its matches are counted from the scope
-  // (its own transcripts and the shared rooms' first, then the word), as a plain count plans it.
+  // (its own transcripts and the shared rooms' first, then the words), as a plain count plans it.
   const countOn = q.scope.kind === "ownerless_public_or_shared_rooms" ? bound + 1 : need;
-  // Transcripts the filter lets through among the word's tokens of buckets `from`..`to`, counted up to `upTo`.
-  // The word's tokens of buckets `from`..`to`.
+  // The key's tokens of buckets `from`..`to`.
   const tokens = (from: SqlPart, to: SqlPart) =>
-    db`(select array_agg((select lexeme from word) || '@' || b) from generate_series(${from}, ${to}) b)`;
+    db`(select array_agg((select key from key) || '@' || b) from generate_series(${from}, ${to}) b)`;
+  // Transcripts the filter lets through among the key's tokens of buckets `from`..`to`, counted up to `upTo`.
   const counted = (from: SqlPart, to: SqlPart, upTo: SqlPart) => db`(
     select count(*)::int from (
-      select 1 from projection.transcript t
-      where t.search_impact && ${tokens(from, to)} and ${tokensWhere}
+      select 1 from ${kind.rows(db)}
+      where t.tokens && ${tokens(from, to)} and ${tokensWhere}
       limit ${upTo}) c)`;
+  const [ready, pending] = kind.pending
+    ? [kind.pending.ready(db), kind.pending.rows(db)]
+    : [db`true`, db`select null::text as id where false`];
   return db`
     with recursive
       query as materialized (select websearch_to_tsquery('english', ${q.text}) as q),
-      word as materialized (
-        select v.lexeme from query, unnest(to_tsvector('english', ${q.text})) v
-        where numnode(query.q) = 1 and query.q = quote_literal(v.lexeme)::tsquery limit 1),
+      key as materialized (${kind.key(db, q.text)}),
+      pending as materialized (${pending}),
       groups(first, found, before) as (
         select ${-IMPACT_GROUP}::int, 0, 0
         union all
         select p.first + ${IMPACT_GROUP}, p.found + ${counted(db`p.first + ${IMPACT_GROUP}`, db`p.first + ${2 * IMPACT_GROUP - 1}`, db`${countOn}::int - p.found`)}, p.found
         from groups p
-        where (select lexeme from word) is not null and p.found < ${countOn}::int and p.first + ${IMPACT_GROUP} <= ${LAST_IMPACT_BUCKET}),
+        where (select key from key) is not null and ${ready} and (select count(*) from pending) <= ${PENDING_TOKENS}
+          and p.found < ${countOn}::int and p.first + ${IMPACT_GROUP} <= ${kind.lastBucket}),
       boundary as materialized (select first, before from groups where found >= ${need}::int order by first limit 1),
       buckets(bucket, found, filled_at) as (
         select first - 1, before, null::int from boundary
@@ -306,15 +372,20 @@ export function impactStatement(db: Db, q: SearchQuery & { text: string }) {
         select next.bucket, next.found, coalesce(p.filled_at, case when next.found >= ${need}::int then next.bucket end)
         from buckets p cross join lateral (
           select p.bucket + 1 as bucket, p.found + ${counted(db`p.bucket + 1`, db`p.bucket + 1`, IMPACT_CANDIDATES + 1)} as found) next
-        where p.bucket < ${LAST_IMPACT_BUCKET} and p.found <= ${IMPACT_CANDIDATES} and (p.filled_at is null or p.bucket = p.filled_at)),
+        where p.bucket < ${kind.lastBucket} and p.found <= ${IMPACT_CANDIDATES} and (p.filled_at is null or p.bucket = p.filled_at)),
       reach as materialized (
         select coalesce(max(filled_at) is not null and max(found) <= ${IMPACT_CANDIDATES}, false) as filled, max(bucket) as last from buckets),
       candidates as (
         select t.id, t.created_at, ts_rank(t.search_vector, (select q from query), 32) as rank
+        from ${kind.rows(db)}
+        where (select filled from reach)
+          and t.tokens && ${tokens(0, db`(select last from reach)`)}
+          and ${tokensWhere}
+        union all
+        select t.id, t.created_at, ts_rank(t.search_vector, (select q from query), 32) as rank
         from projection.transcript t
         where (select filled from reach)
-          and t.search_impact && ${tokens(0, db`(select last from reach)`)}
-          and ${tokensWhere}),
+          and t.id in (select id from pending) and ${tokensWhere} and t.search_vector @@ (select q from query)),
       page as (
         select id, created_at, rank, row_number() over (order by rank desc, created_at desc, id) as position
         from candidates order by rank desc, created_at desc, id limit ${q.limit} offset ${q.offset})
@@ -387,13 +458,16 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   // A room's or the trash's few transcripts are read from their own index and ranked all at once.
   const fewTranscripts = q.roomId !== null || q.scope.kind === "own_deleted";
   if (text !== null && q.impact && !fewTranscripts) {
-    const result = await impactStatement(db, { ...q, text });
-    const meta = ImpactMeta.parse(result[0]);
-    if (meta.filled)
-      return page(
-        result.filter((r) => r.id !== null).map((r) => PageRow.parse(r)),
-        meta.total!,
-      );
+    // Only a quoted text makes a phrase (websearch_to_tsquery): others do not pay the pair statement's round trip.
+    for (const statement of text.includes('"') ? [impactStatement, pairStatement] : [impactStatement]) {
+      const result = await statement(db, { ...q, text });
+      const meta = ImpactMeta.parse(result[0]);
+      if (meta.filled)
+        return page(
+          result.filter((r) => r.id !== null).map((r) => PageRow.parse(r)),
+          meta.total!,
+        );
+    }
   }
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
@@ -432,13 +506,15 @@ export async function availableSearchIndex(db: Db): Promise<SearchIndex> {
 }
 
 /**
- * Whether single words can be ranked from impact tokens: the projection's migration 0008 ran and
- * its background fill gave every row its tokens (rows written since always have them).
+ * Whether search tokens can be used: the projection's migrations 0008 and 0009 ran and its background
+ * fill gave every row its impact tokens (rows written since always have them). Pair tokens need no
+ * fill to be done: rows waiting for theirs are ranked with each phrase (see tokenStatement).
  */
 export async function impactTokensReady(db: Db): Promise<boolean> {
-  const [index] = await db<{ exists: boolean }[]>`
-    select exists (select 1 from pg_indexes where schemaname = 'projection' and indexname = 'idx_transcript_search_impact')`;
-  if (!index?.exists) return false;
+  const [migrated] = await db<{ ok: boolean }[]>`
+    select exists (select 1 from pg_indexes where schemaname = 'projection' and indexname = 'idx_transcript_search_impact')
+      and to_regclass('projection.transcript_search_pair_fill') is not null as ok`;
+  if (!migrated?.ok) return false;
   const [missing] = await db<{ exists: boolean }[]>`select exists (select 1 from projection.transcript where search_impact is null)`;
   return missing?.exists === false;
 }

@@ -2,6 +2,7 @@
 // search service ranks — from the RUM index, or the GIN fallback — give the same top results as
 // ts_rank computed over every match, and the total is exact up to its bound and capped beyond it.
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { fillSearchPairs } from "@scribe/projection/testing";
 import { createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,6 +10,7 @@ import {
   availableSearchIndex,
   impactStatement,
   impactTokensReady,
+  pairStatement,
   searchTranscripts,
   type SearchIndex,
   type SearchQuery,
@@ -92,6 +94,8 @@ function queryOf(text: string, index: SearchIndex, exactUpTo: number, extra: Par
 // "user_id is null or share_mode = 'public' or room_shared" only when public, so make them so.
 beforeAll(async () => {
   await sql`update transcript set share_mode = 'public'`;
+  // The projection's background fill of pair tokens, as it would have run by now.
+  while ((await fillSearchPairs(sql)) > 0);
 });
 
 it("the read model has the RUM index where the extension is installed, else the GIN fallback", async () => {
@@ -222,19 +226,122 @@ describe("single words from impact tokens", () => {
   });
 
   it("rank every word of the vocabulary as ts_rank over every match, at the first and a later page", async () => {
-    let usedTokens = 0;
-    for (const word of VOCAB.filter((_, i) => i % 3 === 0)) {
-      const exact = await exactTop(word, 40);
-      for (const offset of [0, 20]) {
-        const page = await searchTranscripts(sql, queryOf(word, "gin", 1000, { impact: true, offset }));
-        expect(
-          page.rows.map((r) => r.id),
-          `${word} from ${offset}`,
-        ).toEqual(exact.ids.slice(offset, offset + 20));
-        expect(page.total).toBe(exact.total);
-        if (await filled(word, { offset })) usedTokens++;
-      }
-    }
-    expect(usedTokens).toBeGreaterThan(20);
+    const words = VOCAB.filter((_, i) => i % 3 === 0);
+    expect(await pagesFromTokens(words, impactStatement)).toBeGreaterThan(20);
   });
 });
+
+/** Checks each text's first two pages against exact ranking; returns how many of them `statement` filled from tokens. */
+async function pagesFromTokens(texts: string[], statement: typeof impactStatement): Promise<number> {
+  let filled = 0;
+  for (const text of texts) {
+    const exact = await exactTop(text, 40);
+    for (const offset of [0, 20]) {
+      const query = queryOf(text, "gin", 1000, { impact: true, offset });
+      const page = await searchTranscripts(sql, query);
+      expect(
+        page.rows.map((r) => r.id),
+        `${text} from ${offset}`,
+      ).toEqual(exact.ids.slice(offset, offset + 20));
+      expect(page.total).toBe(exact.total);
+      const [meta] = await statement(sql, { ...query, text });
+      if (meta!.filled) filled++;
+    }
+  }
+  return filled;
+}
+
+describe("two-word phrases from pair tokens", () => {
+  const filled = async (text: string, extra: Partial<SearchQuery> = {}, db: Sql = sql) => {
+    const [meta] = await pairStatement(db, { ...queryOf(text, "gin", 1000, { impact: true }), ...extra, text });
+    return meta!.filled as boolean;
+  };
+  const search = (text: string, extra: Partial<SearchQuery> = {}, db: Sql = sql) =>
+    searchTranscripts(db, queryOf(text, "gin", 1000, { impact: true, ...extra }));
+
+  it("rank phrases of the common words, in both orders, as ts_rank over every match, at the first and a later page", async () => {
+    const phrases = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) =>
+      [0, 1, 2, 3, 4, 5, 6, 7].filter((j) => j !== i).map((j) => `"${VOCAB[i]} ${VOCAB[j]}"`),
+    );
+    // Most of these phrases match dozens of transcripts, a few too few to rank above 0.8.
+    expect(await pagesFromTokens(phrases, pairStatement)).toBeGreaterThan(40);
+  });
+
+  it("in a user's scope too", async () => {
+    const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
+    const scope = { kind: "own_or_shared_rooms", userId: "user-1" } as const;
+    expect(await filled(text, { scope })).toBe(true);
+    const exact = await exactTop(text, 20, "user-1");
+    expect((await search(text, { scope })).rows.map((r) => r.id)).toEqual(exact.ids);
+  });
+
+  it("answer only a phrase of two distinct words", async () => {
+    expect(await filled(`"${VOCAB[0]} ${VOCAB[1]}"`)).toBe(true);
+    for (const other of [
+      `"${VOCAB[0]} ${VOCAB[0]}"`,
+      `"${VOCAB[0]} ${VOCAB[1]} ${VOCAB[2]}"`,
+      `${VOCAB[0]} ${VOCAB[1]}`,
+      `"${VOCAB[0]}"`,
+      `"${VOCAB[0]} ${VOCAB[1]}" -${VOCAB[2]}`,
+      `"${VOCAB[0]} the ${VOCAB[1]}"`,
+    ]) {
+      expect(await filled(other), other).toBe(false);
+    }
+  });
+
+  it("rank a transcript whose text changed since the fill as its text is now", async () => {
+    const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
+    const top = (await exactTop(text, 10)).ids;
+    await rolledBack(async (tx) => {
+      // The best ten matches keep the phrase once, in their caption text only (their tokens, now
+      // stale, still rank them first), and one without it gets it four times in its title.
+      await tx`update transcript set title = 'quiet', long_summary = 'quiet', webvtt_text = ${text.replaceAll('"', "")} where id in ${tx(top)}`;
+      const [newcomer] = await tx<{ id: string }[]>`
+        select id from transcript where deleted_at is null and not search_vector @@ websearch_to_tsquery('english', ${text}) limit 1`;
+      await tx`update transcript set title = ${`${VOCAB[0]} ${VOCAB[1]} `.repeat(4)} where id = ${newcomer!.id}`;
+      const want = await tx<{ id: string }[]>`
+        select id from transcript t where deleted_at is null and search_vector @@ websearch_to_tsquery('english', ${text})
+        order by ts_rank(search_vector, websearch_to_tsquery('english', ${text}), 32) desc, created_at desc, id`;
+      expect(want[0]!.id).toBe(newcomer!.id);
+      // Every page, to the last: the old tokens of the transcript that lost the phrase must not count or rank.
+      let filledPages = 0;
+      for (let offset = 0; offset < want.length; offset += 20) {
+        const page = await search(text, { offset }, tx);
+        expect(
+          page.rows.map((r) => r.id),
+          `from ${offset}`,
+        ).toEqual(want.slice(offset, offset + 20).map((r) => r.id));
+        if (await filled(text, { offset }, tx)) filledPages++;
+      }
+      expect(filledPages).toBeGreaterThan(1);
+      expect(await filled(text, {}, tx)).toBe(true);
+    });
+  });
+
+  it("leave the page to the indexes while too many transcripts wait for the fill, or the mark is about another table", async () => {
+    const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
+    for (const behind of [
+      (tx: Sql) => tx`update transcript_search_pair_fill set filled_through = 0`,
+      (tx: Sql) => tx`update transcript_search_pair_fill set of_table = 0`,
+    ]) {
+      await rolledBack(async (tx) => {
+        await behind(tx);
+        expect(await filled(text, {}, tx)).toBe(false);
+      });
+    }
+    expect(await filled(text)).toBe(true);
+  });
+});
+
+class RolledBack extends Error {}
+/** Runs `fn` in a transaction that is then rolled back (a transaction's Sql, typed as the pool's for the statements' helpers). */
+async function rolledBack(fn: (tx: Sql) => Promise<void>): Promise<void> {
+  await sql
+    .begin(async (tx) => {
+      await fn(tx as unknown as Sql);
+      throw new RolledBack();
+    })
+    .catch((e: unknown) => {
+      if (!(e instanceof RolledBack)) throw e;
+    });
+}
