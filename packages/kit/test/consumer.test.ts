@@ -1,3 +1,4 @@
+import { AckPolicy } from "@nats-io/jetstream";
 import { makeEvent } from "@scribe/contracts";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConsumerRunner, type EventHandler, type EventHandlers } from "../src/bus/consumer";
@@ -297,6 +298,49 @@ describe("consumer runner", () => {
     const dlq = await dlqFor(c);
     expect(dlq).toHaveLength(1);
     expect(dlq[0]!.headers["Scribe-Dlq-Reason"]).toBe("cannot apply room-83");
+  });
+
+  it("keeps four batches unacknowledged at most (the one applied, the one parsed, two arriving), also on a consumer made before", async () => {
+    const name = `test.consumer${++n}`;
+    const stream = env.bus.stream("ROOMS");
+    // As an older runner made it: two batches of 500.
+    await env.bus.jsm.consumers.add(stream, {
+      durable_name: name.replace(/\./g, "_"),
+      description: name,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: 30_000 * 1_000_000,
+      max_deliver: -1,
+      max_ack_pending: 1000,
+      filter_subject: env.bus.subject("rooms.>"),
+    });
+    await runner(recordRoom, { name, batchSize: 500 }).ensure();
+    expect((await env.bus.jsm.consumers.info(stream, name.replace(/\./g, "_"))).config.max_ack_pending).toBe(2000);
+    const small = runner(recordRoom, { batchSize: 10 });
+    await small.ensure();
+    expect((await env.bus.jsm.consumers.info(stream, small.durable)).config.max_ack_pending).toBe(1000);
+  });
+
+  it("is behind while a full batch waits beyond the one being applied", async () => {
+    await env.bus.jsm.streams.purge(env.bus.stream("ROOMS"));
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const c = runner(
+      {
+        "room.created": async (tx, ev) => {
+          await held;
+          await tx`insert into applied (room_id, name) values (${ev.data.id}, ${ev.data.name})`;
+        },
+      },
+      { batchSize: 5 },
+    );
+    expect(c.behind).toBe(false);
+    for (let i = 200; i < 220; i++) await publish(i);
+    await c.start();
+    await eventually(async () => c.behind, { message: "a batch waiting behind the held one" });
+    release();
+    await settled(c);
+    expect(c.behind).toBe(false);
+    expect(await appliedCount()).toBe(20);
   });
 
   it("stops cleanly: in-flight events finish, nothing is left unacknowledged", async () => {
