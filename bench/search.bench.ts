@@ -10,7 +10,7 @@
 import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps } from "@scribe/contracts";
 import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
 import { TEST_ADMIN_URL, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
-import { fillSearchPairs } from "@scribe/projection/testing";
+import { copyForSearch, fillSearch } from "@scribe/projection/testing";
 import { searchService } from "@scribe/search";
 import {
   SEARCH_DB_SETTINGS,
@@ -26,8 +26,9 @@ import { percentile, report, time } from "./report";
 
 const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
-// 3: the rows carry impact tokens (migration 0008), computed as they are inserted.
-const CORPUS_VERSION = 3;
+// 3: the rows carry impact tokens (migration 0008), computed as they are inserted; 4: and their
+// search copies (0009), taken after the load.
+const CORPUS_VERSION = 4;
 
 /** Distinct pseudo-words (no English stop words or stems collide). */
 export function vocabulary(size: number): string[] {
@@ -71,8 +72,9 @@ export function vocabulary(size: number): string[] {
  * probability ~1/r), as in real text: a few words are in every transcript, most are rare. With
  * 20,000 words, rank 100 is in about a fifth of the transcripts, rank 1,000 in 2 %, rank 10,000 in
  * 0.2 %. One transcript in 41 is in its owner's trash (soft-deleted), so each user has 2 or 3 there.
- * Postgres' random() is seeded per batch, so a corpus is the same every time. The full-text
- * indexes are built once after the load, much faster than maintaining them per row.
+ * Postgres' random() is seeded per batch, so a corpus is the same every time. The search copies
+ * (migration 0009) are taken after the load, and the full-text indexes built once after that, much
+ * faster than maintaining them per row.
  */
 export async function seed(sql: Sql, vocab: string[], n: number, onProgress = progressLine): Promise<void> {
   const indexes = await sql<{ name: string; def: string }[]>`
@@ -113,8 +115,12 @@ export async function seed(sql: Sql, vocab: string[], n: number, onProgress = pr
   }
   await sql`drop schema bench_seed cascade`;
   process.stdout.write("\n");
+  // As the migration takes them; the pair tokens follow in fillPairTokens.
+  await copyForSearch(sql, "transcript", "transcript_search", null);
+  await sql`update transcript_search_fill set filled_through = (select max(change_seq) from transcript)`;
   for (const ix of indexes) await sql.unsafe(ix.def);
   await sql`analyze transcript`;
+  await sql`analyze transcript_search`;
 }
 
 const progressLine = (seeded: number) => process.stdout.write(`  seeded ${seeded.toLocaleString("en-US")} transcripts\r`);
@@ -214,21 +220,21 @@ async function corpusDatabase(vocab: string[]): Promise<string> {
 }
 
 /**
- * The phrase pair tokens (migration 0009), which the projection fills in the background: a corpus
- * seeded (or kept) without them gets them here (~0.7 ms per transcript; the fill takes its turns).
+ * The search copies' phrase pair tokens (migration 0009), which the projection fills in the
+ * background: a corpus seeded (or kept) without them gets them here (~0.7 ms per transcript).
  */
 async function fillPairTokens(sql: Sql): Promise<void> {
-  const [waiting] = await sql<{ n: number }[]>`
-    select count(*)::int as n from transcript where change_seq > (select filled_through from transcript_search_pair_fill)`;
+  const [waiting] = await sql<{ n: number }[]>`select count(*)::int as n from transcript_search where pair_tokens is null`;
   if (!waiting?.n) return;
   const filling = await time(async () => {
     let done = 0;
-    for (let n = await fillSearchPairs(sql, 10_000); n > 0; n = await fillSearchPairs(sql, 10_000)) {
+    await fillSearch(sql, 10_000, (kind, n) => {
+      if (kind !== "pairs") return;
       done += n;
       process.stdout.write(`  pair tokens for ${done.toLocaleString("en-US")} of ${waiting.n.toLocaleString("en-US")} transcripts\r`);
-    }
+    });
   });
-  await sql`vacuum analyze transcript_search_pair`;
+  await sql`vacuum analyze transcript_search`;
   console.log(`\n  pair tokens computed for ${waiting.n.toLocaleString("en-US")} transcripts in ${filling.toFixed(0)} s`);
 }
 

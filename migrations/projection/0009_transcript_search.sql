@@ -33,28 +33,69 @@ as $$
   from ranked
   where r > 0.8 $$;
 
--- Computing them costs ~0.7 ms per transcript of 265 words, five times the single-word tokens: too
--- much for the projection's write path, and, kept on the transcript row, filling them would rewrite
--- the row and every one of its indexes (RUM included: ~4 ms a row). So they live in a table of
--- their own, each row stamped with the transcript's change_seq it was computed at, and the
--- projection's background fill (services/projection/src/search-impact-fill.ts) computes them for
--- the transcripts that changed, in change_seq order. The trigger is untouched.
-create table transcript_search_pair (
+-- The transcript's search copy (issue 20): its vector, under the RUM index, and its phrase pair
+-- tokens, kept in a table of their own and written by the projection's background fill
+-- (services/projection/src/search-fill.ts), not by the write that changed the transcript:
+-- - RUM has no pending list: every row write enters each of the row's lexemes into the index and
+--   logs the pages it changed (~20 KB of WAL for a transcript of ~20 lexemes against ~3 KB for all
+--   else; 40 % of a projection batch). On the transcript row it was paid again at every status,
+--   topic or speaker change (change_seq is indexed, so no update is HOT), and on the consumer's one
+--   ordered lane. Here a row is written only when the vector changed; a write of the transcript that
+--   left its text alone moves the copy's change_seq alone (a HOT update: no index entry);
+-- - pair tokens cost ~0.3-0.7 ms a transcript, five times the single-word tokens (0008).
+-- A copy also carries the columns search filters and orders by, so a RUM scan reads the copies
+-- alone, as it read the transcript rows (a join per candidate, to tell current from stale, cost a
+-- user's scope twice its time).
+--
+-- A copy is current when its change_seq is the transcript's. Every transcript with a change_seq up
+-- to the fill's mark (`transcript_search_fill`) has a current copy (change_seq values commit in
+-- order: see the trigger in 0001), so the stale copies are exactly those of the transcripts past
+-- the mark; the search service leaves those out and ranks the transcripts past the mark from their
+-- own rows, so no write is missing from a page meanwhile.
+create table transcript_search (
   id text primary key,
   change_seq bigint not null,
-  tokens text[] not null
-);
+  search_vector tsvector not null,
+  -- Null until the fill computed them for this vector.
+  pair_tokens text[],
+  created_at timestamptz not null,
+  deleted_at timestamptz,
+  user_id text,
+  share_mode text not null,
+  room_id text,
+  room_shared boolean not null,
+  source_kind text not null
+) with (fillfactor = 90);
 -- As the impact index (0008): a small pending list.
-create index idx_transcript_search_pair on transcript_search_pair using gin (tokens) with (gin_pending_list_limit = 128);
+create index idx_transcript_search_pairs on transcript_search using gin (pair_tokens) with (gin_pending_list_limit = 128);
+-- The copies whose pair tokens the fill has still to compute.
+create index idx_transcript_search_pairs_missing on transcript_search (id) where pair_tokens is null;
 
--- How far the fill got: every transcript with a change_seq up to `filled_through` has its tokens as
--- of that change_seq (change_seq values commit in order: see the trigger in 0001). The search
--- service ranks transcripts past it with the tokens' candidates. `of_table` is the transcript
--- table the mark is about: a rebuilt read model (`scribe replay read-model`) is a new table, whose
--- rows the fill then computes again from the start.
-create table transcript_search_pair_fill (
+-- How far the fill got, and for which transcript table: a rebuilt read model (`scribe replay
+-- read-model`) is a new table; its rebuild writes the copies and moves the mark in its swap, and a
+-- fill that finds the mark about another table starts over.
+create table transcript_search_fill (
   one boolean primary key default true check (one),
   of_table oid not null,
   filled_through bigint not null
 );
-insert into transcript_search_pair_fill (of_table, filled_through) values ('transcript'::regclass, 0);
+
+-- The copies of the transcripts there are, so that nothing waits past the mark after the upgrade,
+-- and the RUM index, moved here, built once over them (its per-row upkeep is what this table
+-- avoids). Destroyed transcripts have no copy (their content is gone). The copy and the build only
+-- read the transcript table (writers and readers go on); the old index is dropped last, so the
+-- table is locked only for the moment before the commit.
+insert into transcript_search (id, change_seq, search_vector, created_at, deleted_at, user_id, share_mode, room_id, room_shared, source_kind)
+select id, change_seq, search_vector, created_at, deleted_at, user_id, share_mode, room_id, room_shared, source_kind
+from transcript where destroyed_at is null;
+insert into transcript_search_fill (of_table, filled_through)
+select 'transcript'::regclass, coalesce(max(change_seq), 0) from transcript;
+
+do $$
+begin
+  if exists (select 1 from pg_indexes where schemaname = current_schema() and indexname = 'idx_transcript_search_rum') then
+    create index idx_transcript_search_rum_copies on transcript_search using rum (search_vector rum_tsvector_ops);
+    drop index idx_transcript_search_rum;
+    alter index idx_transcript_search_rum_copies rename to idx_transcript_search_rum;
+  end if;
+end $$;

@@ -3,11 +3,14 @@
 // 1. Shadow tables `<table>__next` (same columns, no indexes yet) are filled from the ROOMS, RECORDINGS
 //    and TRANSCRIPTS streams up to their last sequence at the start, with the same fold as the live
 //    consumer; readers and the live consumer keep using the live tables meanwhile.
-// 2. The shadow gets the live tables' indexes (built once, after the load) and fresh statistics.
+// 2. The shadow's search copies are taken from its transcripts (keeping the live copy's pair tokens
+//    where the vector is the same), then the shadow gets the live tables' indexes (built once, after
+//    the load) and fresh statistics.
 // 3. The swap, one transaction: take the feed lock (the live consumer's next write waits on it: it is
 //    paused), fold what arrived since step 1, move the live sequence past the shadow's (whose values
 //    start far above any value served, so ingesters see every rebuilt row rather than miss any),
-//    rename live → `__old` and shadow → live (tables and indexes), and put the ordered trigger back.
+//    rename live → `__old` and shadow → live (tables and indexes), put the ordered trigger back and
+//    move the search fill's mark to the copies (what was folded in the swap is past it).
 //    Readers see the old model until the commit and the new one after it, never a half-built one.
 //    The consumer then resumes; its writes land in the new tables (names are resolved per statement),
 //    and what it applies again is stale by version or already in its inbox: nothing lost or doubled.
@@ -16,6 +19,7 @@ import { parseEvent, type ScribeEvent, type StreamName } from "@scribe/contracts
 import { readStream, streamBounds, type Bus, type Db, type Logger, type Sql, type Tx } from "@scribe/kit";
 import type { JsMsg } from "@nats-io/jetstream";
 import { FOLDED } from "./consumers";
+import { copyForSearch } from "./search-fill";
 import { LIVE_TABLES, applyEvent, applyInOrder, takeFeedLock, type ModelTables } from "./store";
 
 const NEXT = "__next";
@@ -27,6 +31,7 @@ const SHADOW: ModelTables = {
   room: `${LIVE_TABLES.room}${NEXT}`,
   recording: `${LIVE_TABLES.recording}${NEXT}`,
   meeting: `${LIVE_TABLES.meeting}${NEXT}`,
+  search: `${LIVE_TABLES.search}${NEXT}`,
 };
 const TRIGGER = "transcript_before_write";
 const SEQUENCE = "transcript_change_seq";
@@ -115,6 +120,9 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
         log.info({ stream, events: done }, "read model rebuild: stream folded");
       }
       opts.onProgress?.({ phase: "indexes", done: 0, total: 0, failed: failed.length, eventsPerSecond: rate(events, started) });
+      // The shadow's search copies (the live search fill follows the live table only), with the
+      // live copies' pair tokens where the text is the same; the fill computes the others after the swap.
+      await copyForSearch(sql, SHADOW.transcript, SHADOW.search, LIVE_TABLES.search);
       await indexShadow(sql);
       await opts.beforeSwap?.();
       const caughtUp = await swap(sql, bus, snapshot, shadowStart, failed, opts);
@@ -178,6 +186,10 @@ async function createShadow(sql: Sql, gap: number): Promise<bigint> {
       const pks = await tx<{ conname: string; def: string }[]>`
         select conname, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = ${t}::regclass and contype = 'p'`;
       for (const pk of pks) await tx.unsafe(`alter table ${ident(t + NEXT)} add constraint ${ident(pk.conname + NEXT)} ${pk.def}`);
+      // Storage parameters (the search copies' fillfactor, which leaves room for HOT updates) are not part of `like`.
+      const [options] = await tx<{ list: string | null }[]>`
+        select array_to_string(reloptions, ', ') as list from pg_class where oid = ${t}::regclass`;
+      if (options?.list) await tx.unsafe(`alter table ${ident(t + NEXT)} set (${options.list})`);
     }
     const [live] = await tx<{ last: string }[]>`select last_value as last from ${tx(SEQUENCE)}`;
     const start = BigInt(live!.last) + BigInt(gap);
@@ -331,9 +343,15 @@ async function swap(
     // Every rebuilt row must sort after everything served. Normally the shadow's values already do
     // (they start `gap` above the live sequence); if live writers used the whole gap, re-stamp.
     const [live] = await tx<{ last: string }[]>`select last_value as last from ${tx(SEQUENCE)}`;
+    // Every transcript up to the mark has a current search copy: those the copy took, unless re-stamped.
+    const [copied] = await tx<{ through: string }[]>`
+      select coalesce(max(change_seq), 0) as through from ${tx(SHADOW.search)}`;
+    let searchFilledThrough = BigInt(copied!.through);
     if (BigInt(live!.last) >= shadowStart) {
       await tx.unsafe(`select setval('${SEQUENCE + NEXT}', ${BigInt(live!.last)})`);
       await tx.unsafe(`update ${ident(SHADOW.transcript)} set version = version`);
+      // Re-stamped values may fall below the copies': the fill takes every copy again.
+      searchFilledThrough = 0n;
     }
     // Live writes after the swap continue above every rebuilt row.
     await tx.unsafe(
@@ -348,6 +366,7 @@ async function swap(
       `create trigger ${ident(TRIGGER)} before insert or update on ${ident(LIVE_TABLES.transcript)} for each row execute function transcript_before_write('ordered')`,
     );
     await tx.unsafe(`drop sequence ${ident(SEQUENCE + NEXT)}`);
+    await tx`update transcript_search_fill set of_table = 'transcript'::regclass, filled_through = ${searchFilledThrough.toString()}`;
     return caughtUp;
   });
 }

@@ -1,15 +1,59 @@
-// Search tokens computed in the background, a batch per round, so that neither start-up nor the
-// write path waits on them and no long transaction holds the table:
+// What search reads besides the transcript row, written in the background, a batch per round, so
+// that neither start-up nor the consumer's ordered write path waits on it and no long transaction
+// holds a table:
 // - single-word impact tokens (migrations/projection/0008) for rows written before that migration
 //   (the trigger gives every row it writes its own); the search service ranks single words from
 //   them once no visible row lacks them;
-// - phrase pair tokens (0009) for every transcript that changed, in change_seq order: they cost
-//   ~0.7 ms per transcript, too much for the write path. The search service ranks the transcripts
-//   past the fill's mark with the tokens' candidates, so a phrase's page is exact meanwhile.
-import { runPeriodically, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
+// - the transcripts' search copies (0009): the vector under the RUM index, for every transcript
+//   that changed, in change_seq order up to a mark; the search service ranks the transcripts past
+//   the mark from their own rows, so a page misses no write meanwhile;
+// - the copies' phrase pair tokens (~0.3-0.7 ms a transcript), once per vector.
+import { runPeriodically, type Db, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
 
-/** Rows per round and kind: about half a second of token computation for transcripts of a few hundred words. */
+/**
+ * The transcript columns a search copy carries (migration 0009): its vector, and what search
+ * filters and orders by, so that a RUM scan reads the copies alone.
+ */
+const COPIED = [
+  "change_seq",
+  "search_vector",
+  "created_at",
+  "deleted_at",
+  "user_id",
+  "share_mode",
+  "room_id",
+  "room_shared",
+  "source_kind",
+];
+const copiedColumns = (db: Db, qualifier?: string) => db.unsafe(COPIED.map((c) => (qualifier ? `${qualifier}.${c}` : c)).join(", "));
+
+/**
+ * Copies every transcript of `from` (destroyed ones aside) into the empty search-copy table `into`,
+ * keeping the pair tokens of `tokensOf`'s copy where its vector is the same: a rebuild's shadow
+ * tables (a rebuild mostly folds the same texts again), and a corpus loaded without the projection.
+ * The caller moves the fill's mark.
+ */
+export async function copyForSearch(db: Db, from: string, into: string, tokensOf: string | null): Promise<void> {
+  const keep = tokensOf
+    ? db`(select o.pair_tokens from ${db(tokensOf)} o where o.id = n.id and o.search_vector = n.search_vector)`
+    : db`null::text[]`;
+  await db`
+    insert into ${db(into)} (id, ${copiedColumns(db)}, pair_tokens)
+    select n.id, ${copiedColumns(db, "n")}, ${keep}
+    from ${db(from)} n where n.destroyed_at is null`;
+}
+
+/** Rows per batch and kind: a few hundred milliseconds of work for transcripts of a few hundred words. */
 export const FILL_BATCH = 500;
+/**
+ * Rows per round and kind while the service's consumers are behind: the fill gives way to them
+ * (its work is as much database time as applying the events, ~0.45 ms a transcript, on a machine
+ * the consumer already keeps busy), and catches up once they are through. Search meanwhile ranks
+ * from the transcript rows and, past PENDING_TOKENS waiting, from GIN (services/search).
+ */
+export const FILL_BATCH_WHILE_BUSY = 50;
+/** How long one round goes on taking batches of a backlog before it lets the next round come. */
+const ROUND_BUDGET_MS = 2_000;
 
 /**
  * Gives up to `batch` rows their impact tokens and returns how many it did. The fill setting makes
@@ -27,59 +71,100 @@ export async function fillSearchImpact(sql: Sql, batch = FILL_BATCH): Promise<nu
 }
 
 /**
- * Computes the pair tokens of up to `batch` transcripts past the fill's mark, in change_seq order,
+ * Writes the search copies of up to `batch` transcripts past the fill's mark, in change_seq order,
  * and moves the mark to the last of them; returns how many it did (0 also when another replica's
  * fill holds the turn). Change_seq values commit in order (the feed lock), so every transcript up
- * to the mark has its tokens as of its change_seq; one written meanwhile gets a higher one and waits
- * for the next round. When the read model was rebuilt (a new transcript table), the mark starts
- * over, and tokens of transcripts that are gone are dropped.
+ * to the mark has a current copy; one written meanwhile gets a higher change_seq and waits for the
+ * next batch.
+ *
+ * A copy whose vector did not change only takes the new change_seq: the statement gives the row
+ * its own vector and tokens back, so the update is HOT and touches no index. A changed vector's
+ * pair tokens are computed by fillPairTokens. A destroyed transcript's copy is deleted (the
+ * projection deletes it when it applies the destruction; this covers a copy written from a snapshot
+ * taken before it). When the read model was rebuilt behind the fill's back (the mark is about
+ * another table), the mark starts over and the copies of transcripts that are gone are dropped.
  */
-export async function fillSearchPairs(sql: Sql, batch = FILL_BATCH): Promise<number> {
+export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<number> {
   return sql.begin(async (tx) => {
-    const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-pair-fill')) as mine`;
+    const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-fill')) as mine`;
     if (!turn?.mine) return 0;
     const [mark] = await tx<{ current: boolean }[]>`
-      select of_table = 'transcript'::regclass as current from transcript_search_pair_fill`;
+      select of_table = 'transcript'::regclass as current from transcript_search_fill`;
     if (!mark?.current) {
-      await tx`delete from transcript_search_pair p where not exists (select 1 from transcript t where t.id = p.id)`;
-      await tx`update transcript_search_pair_fill set of_table = 'transcript'::regclass, filled_through = 0`;
+      await tx`delete from transcript_search s where not exists (select 1 from transcript t where t.id = s.id)`;
+      await tx`update transcript_search_fill set of_table = 'transcript'::regclass, filled_through = 0`;
     }
     const [done] = await tx<{ n: number }[]>`
       with next as materialized (
-        select id, change_seq, search_vector from transcript
-        where change_seq > (select filled_through from transcript_search_pair_fill)
+        select id, change_seq, destroyed_at is not null as gone from transcript
+        where change_seq > (select filled_through from transcript_search_fill)
         order by change_seq limit ${batch}),
+      gone as (delete from transcript_search s using next where s.id = next.id and next.gone),
       written as (
-        insert into transcript_search_pair (id, change_seq, tokens)
-        select id, change_seq, search_pair_tokens(search_vector) from next
-        on conflict (id) do update set change_seq = excluded.change_seq, tokens = excluded.tokens
-        returning change_seq),
+        insert into transcript_search as s (id, ${copiedColumns(tx)})
+        select t.id, ${copiedColumns(tx, "t")} from next join transcript t using (id) where not next.gone
+        on conflict (id) do update set
+          ${tx.unsafe(
+            COPIED.filter((c) => c !== "search_vector")
+              .map((c) => `${c} = excluded.${c}`)
+              .join(", "),
+          )},
+          search_vector = case when s.search_vector = excluded.search_vector then s.search_vector else excluded.search_vector end,
+          pair_tokens = case when s.search_vector = excluded.search_vector then s.pair_tokens end),
       marked as (
-        update transcript_search_pair_fill set filled_through = (select max(change_seq) from written)
-        where exists (select 1 from written))
-      select count(*)::int as n from written`;
+        update transcript_search_fill set filled_through = (select max(change_seq) from next)
+        where exists (select 1 from next))
+      select count(*)::int as n from next`;
     return done!.n;
   });
 }
 
-const FILLS = { impact: fillSearchImpact, pairs: fillSearchPairs };
+/** Computes the pair tokens of up to `batch` copies that lack them; returns how many it did. */
+export async function fillPairTokens(sql: Sql, batch = FILL_BATCH): Promise<number> {
+  const filled = await sql`
+    update transcript_search set pair_tokens = search_pair_tokens(search_vector)
+    where id in (select id from transcript_search where pair_tokens is null limit ${batch} for update skip locked)`;
+  return filled.count;
+}
 
-export function startSearchImpactFill(sql: Sql, log: Logger, intervalMs = 1000): PeriodicJob {
-  const filled = { impact: 0, pairs: 0 };
+/** Until none is left: what a corpus loaded without the projection (the search bench's) needs before it is searched. */
+export async function fillSearch(sql: Sql, batch = FILL_BATCH, onBatch: (kind: string, n: number) => void = () => {}): Promise<void> {
+  for (const [kind, fill] of Object.entries(FILLS)) {
+    for (let n = await fill(sql, batch); n > 0; n = await fill(sql, batch)) onBatch(kind, n);
+  }
+}
+
+const FILLS = { impact: fillSearchImpact, copies: fillSearchCopies, pairs: fillPairTokens };
+
+export interface SearchFillOptions {
+  intervalMs?: number;
+  /** Whether the service's consumers are behind (then a round takes FILL_BATCH_WHILE_BUSY rows a kind). */
+  busy?: () => boolean;
+}
+
+export function startSearchFill(sql: Sql, log: Logger, opts: SearchFillOptions = {}): PeriodicJob {
+  const busy = opts.busy ?? (() => false);
+  const filled = { impact: 0, copies: 0, pairs: 0 };
   return runPeriodically(
-    "search token fill",
-    intervalMs,
+    "search fill",
+    opts.intervalMs ?? 1000,
     async () => {
-      for (const kind of ["impact", "pairs"] as const) {
-        const n = await FILLS[kind](sql);
+      const until = performance.now() + ROUND_BUDGET_MS;
+      for (const kind of ["impact", "copies", "pairs"] as const) {
+        let n: number;
+        let full: boolean;
+        do {
+          const batch = busy() ? FILL_BATCH_WHILE_BUSY : FILL_BATCH;
+          n = await FILLS[kind](sql, batch);
+          full = n === batch;
+          filled[kind] += n;
+          // Copies and pair tokens are written all the time (every change moves a transcript past the mark): only a backlog is worth a line.
+          if (n > 0 && filled[kind] % (FILL_BATCH * 20) < n) log.info({ kind, filled: filled[kind] }, "filling search copies and tokens");
+        } while (full && !busy() && performance.now() < until);
         if (n === 0) {
-          // Pair tokens are filled all the time (every change moves a transcript past the mark): only a backlog is worth a line.
-          if (filled[kind] >= FILL_BATCH * 20) log.info({ kind, filled: filled[kind] }, "search tokens caught up");
+          if (filled[kind] >= FILL_BATCH * 20) log.info({ kind, filled: filled[kind] }, "search copies and tokens caught up");
           filled[kind] = 0;
-          continue;
         }
-        filled[kind] += n;
-        if (filled[kind] % (FILL_BATCH * 20) < n) log.info({ kind, filled: filled[kind] }, "filling search tokens");
       }
     },
     log,

@@ -7,7 +7,7 @@ import { ProjectionConfig } from "./config";
 import { registerConsumers } from "./consumers";
 import { startLagJob } from "./lag";
 import { registerQueries } from "./queries";
-import { startSearchImpactFill } from "./search-impact-fill";
+import { startSearchFill } from "./search-fill";
 import { APPLIED_CHANNEL, roomFeedPosition } from "./store";
 
 export const projectionService = defineService({
@@ -26,10 +26,10 @@ export const projectionService = defineService({
       rt.log,
       rt.clock,
     );
-    const impactFill = startSearchImpactFill(rt.sql, rt.log);
+    const searchFill = startSearchFill(rt.sql, rt.log, { busy: () => consumers.some((c) => c.runner.behind) });
     rt.onStop(async () => {
       stopLag();
-      await impactFill.stop();
+      await searchFill.stop();
       waiters.close();
       await listener.unlisten();
       await roomFeed.stop();

@@ -26,6 +26,8 @@ export interface ModelTables {
   room: string;
   recording: string;
   meeting: string;
+  /** The transcripts' search copies (migration 0009): written by the search fill, deleted with their content. */
+  search: string;
 }
 export const LIVE_TABLES: ModelTables = {
   transcript: "transcript",
@@ -33,6 +35,7 @@ export const LIVE_TABLES: ModelTables = {
   room: "room",
   recording: "recording",
   meeting: "meeting",
+  search: "transcript_search",
 };
 
 /** Channel on which a commit announces `<version> <transcript id>` (read-your-writes waiters listen). */
@@ -454,7 +457,7 @@ async function applyChunks(db: Db, t: ModelTables, chunks: readonly RunChunk[], 
 
 /**
  * A destroyed transcript stays as a tombstone: the feed shows it deleted, reads answer 404, and
- * its content (texts, participants, topics) is removed as the user asked.
+ * its content (texts, participants, topics, its search copy) is removed as the user asked.
  */
 async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventTime: string, opts: ApplyOptions): Promise<Applied | null> {
   const cols = {
@@ -473,7 +476,8 @@ async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventT
   };
   const [row] = await db<{ version: number }[]>`
     with up as (${upsertState(db, t, s, cols, opts)}),
-      gone as (delete from ${db(t.topic)} where transcript_id = ${s.id} and exists (select 1 from up))
+      gone as (delete from ${db(t.topic)} where transcript_id = ${s.id} and exists (select 1 from up)),
+      unsearched as (delete from ${db(t.search)} where id = ${s.id} and exists (select 1 from up))
     select version from up`;
   return row ? { transcriptId: s.id, version: row.version } : null;
 }

@@ -1,5 +1,5 @@
 // For tests of the read model's feed: the lag measurement and the store's feed internals; the search
-// token fill, for the search bench's kept corpora.
+// fill, for tests and the search bench's corpora, which are loaded without the projection.
 export { measureLag } from "./lag";
 export { LIVE_TABLES, applyEvent, takeFeedLock } from "./store";
-export { fillSearchPairs } from "./search-impact-fill";
+export { copyForSearch, fillSearch } from "./search-fill";

@@ -138,7 +138,12 @@ export function searchStatement(db: Db, q: SearchQuery) {
 
 /**
  * The RUM statement: up to `take` matches in the index's `<=>` order, the caller's filter applied
- * to them as they come. RUM scores a match from the positions and weights its index keeps, without
+ * to them as they come. The index is on the transcripts' search copies (migrations/projection/0009),
+ * which the projection's fill writes after the transcript: a copy counts only while it is current
+ * (its change_seq is the transcript's), and the transcripts past the fill's mark are scored from
+ * their own rows and merged in, so the candidates are the best `take` of every match as it is now.
+ * While more than PENDING_TOKENS wait (a burst the fill has not caught up with), or the mark is
+ * about another table, nothing is read and `current` says so: the caller asks GIN. RUM scores a match from the positions and weights its index keeps, without
  * reading the row's tsvector from TOAST. For a single word its distance is 1/ts_rank (the same
  * formula), so candidates are ordered by it, ties newest first, and no row's tsvector is read; for
  * several words RUM's distance only approximates ts_rank (OR is not averaged over the words, AND is
@@ -148,23 +153,43 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * transcripts, 2 of the exact top 20 among its best 1000, against 20 of 20 by the AND).
  *
  * How many candidates are read depends on whether the query is a single word: `take.singleWord`,
- * else `take.severalWords` (the planner folds the choice, so it plans with the number). With
- * `titledFirst`, a single word's candidates are the transcripts whose title holds it when they fill
- * the page (see searchTranscripts), else every match, decided inside the statement (the second scan
- * runs only when needed). Besides the page (rows with an id), one row carries the candidates read,
- * the largest distance among them, whether they are the titled ones and whether the query is a
- * single word (numnode = 1), even when the page is empty.
+ * else `take.severalWords` (the planner folds the choice, so it plans with the number). A single
+ * word's candidates are the transcripts whose title holds it when they fill the page (see
+ * searchTranscripts), else every match, decided inside the statement (the second scan runs only
+ * when needed). With `fewTranscripts` (a room's or the trash's) the candidates are read from the
+ * transcript rows the filter's own index finds and scored there, all at once. Besides the page (rows with an id), one row carries the candidates read,
+ * the largest distance among them, whether they are the titled ones, whether the query is a
+ * single word (numnode = 1) and whether the copies were current, even when the page is empty.
  */
-export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, titledFirst = false) {
+export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, fewTranscripts = false) {
   const tsquery = tsqueryOf(db, q.text);
+  const titledFirst = !fewTranscripts;
   const candidatesOf = (matching: ReturnType<typeof tsqueryOf>) => {
     const ranked = db`regexp_replace(${matching}::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`;
+    const take_ = db`case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end`;
+    // A room's or the trash's few transcripts: from their own index, scored from their rows.
+    if (fewTranscripts)
+      return db`
+        select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
+        from projection.transcript t
+        where ${filterOf(db, q)} and t.search_vector @@ ${matching}
+        order by distance limit ${take_}`;
+    // The best `take` of the current copies (RUM's order: the stale ones are those of the
+    // transcripts waiting past the fill's mark) and of the waiting transcripts (their own rows):
+    // the best `take` of all. The copies carry the filter's columns, so they are read alone.
     return db`
-      select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
-      from projection.transcript t
-      where ${filterOf(db, q)} and t.search_vector @@ ${matching}
-      order by t.search_vector <=> ${ranked}
-      limit case when numnode(${tsquery}) = 1 then ${take.singleWord}::int else ${take.severalWords}::int end`;
+      select * from (
+        (select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked} as distance
+         from projection.transcript_search t
+         where (select current from copies) and t.id not in (select id from waiting) and ${filterOf(db, q)}
+           and t.search_vector @@ ${matching}
+         order by t.search_vector <=> ${ranked}
+         limit ${take_})
+        union all
+        select t.id, t.created_at, t.search_vector, t.search_vector <=> ${ranked}
+        from projection.transcript t
+        where (select current from copies) and t.id in (select id from waiting) and ${filterOf(db, q)} and t.search_vector @@ ${matching}) c
+      order by distance limit ${take_}`;
   };
   // The word in a title (weight A): RUM gives such a match the same distance as the plain word.
   const inTitles = db`(case when numnode(${tsquery}) = 1 then (${tsquery}::text || ':A')::tsquery else ${tsquery} end)`;
@@ -180,7 +205,10 @@ export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: Ru
       choice as materialized (select false as titled),
       candidates as materialized (${candidatesOf(tsquery)})`;
   return db`
-    with ${candidates},
+    with waiting as materialized (${fewTranscripts ? db`select null::text as id where false` : waitingForCopies(db)}),
+    copies as materialized (
+      select ${fewTranscripts ? db`true` : db`${searchCopiesFollowThisTable(db)} and (select count(*) from waiting) <= ${PENDING_TOKENS}`} as current),
+    ${candidates},
     ranked as (
       select id, created_at, distance,
         case when numnode(${tsquery}) = 1 then -distance else ts_rank(search_vector, ${tsquery}, 32) end as score
@@ -188,9 +216,9 @@ export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: Ru
     page as (
       select id, created_at, distance, score, row_number() over (order by score desc, created_at desc, id) as position
       from ranked order by score desc, created_at desc, id limit ${q.limit} offset ${q.offset})
-    select ${COLUMNS(db)}, page.distance, page.position, meta.candidates, meta.last_distance, meta.titled, meta.single_word
+    select ${COLUMNS(db)}, page.distance, page.position, meta.candidates, meta.last_distance, meta.titled, meta.single_word, meta.current
     from (select count(*) as candidates, max(distance) as last_distance, (select titled from choice) as titled,
-            numnode(${tsquery}) = 1 as single_word from candidates) meta
+            numnode(${tsquery}) = 1 as single_word, (select current from copies) as current from candidates) meta
       left join page on true
       left join projection.transcript t on t.id = page.id
     order by page.position`;
@@ -203,24 +231,32 @@ export interface RumTake {
 }
 
 /**
- * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the setting, the
+ * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the settings, the
  * statement and COMMIT pipelined on one connection; a failed statement turns the COMMIT into a
- * rollback): for a rare word the planner prefers the GIN bitmap and computes `<=>` on each row's
- * tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has the
- * positions at hand.
+ * rollback):
+ * - no bitmap scans: for a rare word the planner prefers the GIN bitmap and computes `<=>` on each
+ *   row's tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has
+ *   the positions at hand;
+ * - no hash or merge joins: the planner takes a copy's join with its transcript (on id and
+ *   change_seq) for one row in thousands, and hashed every match of a word in a fifth of 100k
+ *   transcripts against the whole table before sorting them (1.1 s) where a nested loop under
+ *   the index's order stops at the page (24 ms).
  */
 export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnType<typeof rumStatement>) {
   const conn = await sql.reserve();
   try {
     // execute() sends at once, in the order called.
-    const [, , result] = await Promise.allSettled([
+    const settled = await Promise.allSettled([
       conn`begin`.execute(),
       conn`set local enable_bitmapscan = off`.execute(),
+      conn`set local enable_hashjoin = off`.execute(),
+      conn`set local enable_mergejoin = off`.execute(),
       statement(conn).execute(),
       conn`commit`.execute(),
     ]);
-    if (result!.status === "rejected") throw result!.reason;
-    return result!.value;
+    const result = settled.at(-2)!;
+    if (result.status === "rejected") throw result.reason;
+    return result.value as Awaited<ReturnType<typeof rumStatement>>;
   } finally {
     conn.release();
   }
@@ -231,6 +267,8 @@ const RumMeta = z.object({
   last_distance: z.number().nullable(),
   titled: z.boolean(),
   single_word: z.boolean(),
+  /** The search copies were current enough to rank from (else nothing was read). */
+  current: z.boolean(),
 });
 const PageRow = ResultRow.omit({ total: true });
 const RumPageRow = PageRow.extend({ distance: z.number() });
@@ -241,7 +279,10 @@ const RumPageRow = PageRow.extend({ distance: z.number() });
  * tokens may have (`<key>@<bucket>`, 0 = best).
  */
 interface TokenKind {
-  /** The rows with tokens: `t`, the transcript, with `tokens`, the token array, current with it. */
+  /**
+   * The rows with tokens, as `t`: the transcripts, or their current search copies (which have the
+   * columns search reads), with `tokens`, the token array, current with them.
+   */
   rows: (db: Db) => ReturnType<typeof tsqueryOf>;
   /** One row with the query's `key` when the tokens can answer it, else none (from `query`'s `q`). */
   key: (db: Db, text: string) => ReturnType<typeof tsqueryOf>;
@@ -273,9 +314,9 @@ const WORD_TOKENS: TokenKind = {
  * those computed at the transcript's current change_seq; transcripts past the fill's mark wait.
  */
 const PAIR_TOKENS: TokenKind = {
+  // The copies carry the filter's columns; the stale ones (and those without tokens) are pending.
   rows: (db) => db`(
-    select t.*, p.tokens from projection.transcript_search_pair p
-    join projection.transcript t on t.id = p.id and t.change_seq = p.change_seq) t`,
+    select s.*, s.pair_tokens as tokens from projection.transcript_search s where s.id not in (select id from pending)) t`,
   key: (db, text) => db`
     select a.lexeme || ' ' || b.lexeme as key
     from query, unnest(to_tsvector('english', ${text})) a, unnest(to_tsvector('english', ${text})) b
@@ -283,20 +324,39 @@ const PAIR_TOKENS: TokenKind = {
       and query.q = tsquery_phrase(quote_literal(a.lexeme)::tsquery, quote_literal(b.lexeme)::tsquery) limit 1`,
   lastBucket: 166,
   pending: {
-    ready: (db: Db) => db`exists (
-      select 1 from projection.transcript_search_pair_fill where of_table = 'projection.transcript'::regclass)`,
+    ready: (db: Db) => searchCopiesFollowThisTable(db),
+    // Past the mark, or a current copy whose tokens the fill has yet to compute.
     rows: (db: Db) => db`
-      select t.id from projection.transcript t
-      where t.change_seq > (select filled_through from projection.transcript_search_pair_fill)
-      limit ${PENDING_TOKENS + 1}`,
+      (${waitingForCopies(db)})
+      union
+      (select s.id from projection.transcript_search s where s.pair_tokens is null limit ${PENDING_TOKENS + 1})`,
   },
 };
+
+/**
+ * Whether the search fill's mark is about the read model's transcript table (else every copy may be
+ * stale). Its one row is read by its key (`one`): search statements take no sequential scan.
+ */
+const searchCopiesFollowThisTable = (db: Db) => db`exists (
+  select 1 from projection.transcript_search_fill where one and of_table = 'projection.transcript'::regclass)`;
+
+/**
+ * Transcripts past the search fill's mark (migrations/projection/0009): their search copy, if any,
+ * is older than they are; up to PENDING_TOKENS + 1 of them.
+ */
+const waitingForCopies = (db: Db) => db`
+  select t.id from projection.transcript t
+  where t.change_seq > (select filled_through from projection.transcript_search_fill where one)
+  limit ${PENDING_TOKENS + 1}`;
 /**
  * Candidates the token statement ranks at most (ts_rank reads each one's vector: ~10 µs); past it
  * the query takes the RUM path, which reads the words' whole posting lists.
  */
 export const IMPACT_CANDIDATES = 10_000;
-/** Rows waiting for their pair tokens that a phrase's page is ranked with at most; past it, the RUM path. */
+/**
+ * Transcripts waiting for their search copy (or its pair tokens) that a page is ranked with from
+ * their own rows at most; past it, the next path (pair tokens: RUM; RUM: GIN).
+ */
 const PENDING_TOKENS = 500;
 /** Buckets counted at once while looking for the one that fills the page (a rare word has few, far apart). */
 const IMPACT_GROUP = 16;
@@ -411,7 +471,11 @@ const ImpactMeta = z.object({ filled: z.boolean(), total: z.coerce.number().int(
 /** Candidates a text search ranks at most (one more is read to tell whether there are more). */
 const candidateCount = (q: SearchQuery) => Math.max(q.exactUpTo, q.offset + q.limit);
 
+/** Which statement answered a page: the single-word or pair tokens, RUM over the search copies, or GIN. */
+export type SearchPath = "impact" | "pairs" | "rum" | "gin";
+
 export interface SearchPage {
+  path: SearchPath;
   rows: Omit<ResultRow, "total">[];
   /** Exact up to the bound; the bound itself when more match (then `totalCapped`). */
   total: number;
@@ -445,11 +509,14 @@ const TIE_GROWTH = 8;
  * than were read, they are counted apart (without ranking). Several words read
  * `bound + 1` candidates and rank them with ts_rank: every match, exactly ranked and counted, when
  * no more than the bound match; beyond it, the best `bound + 1` by the RUM distance (its order for
- * AND and phrases is close to ts_rank's, not equal), and the total is the bound, capped.
+ * AND and phrases is close to ts_rank's, not equal), and the total is the bound, capped. While
+ * the search copies lag too far behind for the RUM statement, the GIN statement answers (exact up
+ * to the bound; beyond it, the first `bound + 1` matches ranked). `path` says which answered.
  */
 export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<SearchPage> {
   const bound = candidateCount(q);
-  const page = (rows: Omit<ResultRow, "total">[], matched: number): SearchPage => ({
+  const page = (path: SearchPath, rows: Omit<ResultRow, "total">[], matched: number): SearchPage => ({
+    path,
     rows,
     total: Math.min(matched, bound),
     totalCapped: matched > bound,
@@ -459,11 +526,13 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   const fewTranscripts = q.roomId !== null || q.scope.kind === "own_deleted";
   if (text !== null && q.impact && !fewTranscripts) {
     // Only a quoted text makes a phrase (websearch_to_tsquery): others do not pay the pair statement's round trip.
-    for (const statement of text.includes('"') ? [impactStatement, pairStatement] : [impactStatement]) {
+    const statements = [["impact", impactStatement] as const, ...(text.includes('"') ? [["pairs", pairStatement] as const] : [])];
+    for (const [path, statement] of statements) {
       const result = await statement(db, { ...q, text });
       const meta = ImpactMeta.parse(result[0]);
       if (meta.filled)
         return page(
+          path,
           result.filter((r) => r.id !== null).map((r) => PageRow.parse(r)),
           meta.total!,
         );
@@ -472,30 +541,32 @@ export async function searchTranscripts(db: Sql, q: SearchQuery): Promise<Search
   if (text !== null && q.index === "rum") {
     const query = { ...q, text };
     // Asking a room or the trash for the titled ones first would only add a scan when they do not fill the page.
-    const titledFirst = !fewTranscripts;
     const rum = async (take: RumTake) => {
-      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, titledFirst));
+      const result = await withRumPlanning(db, (tx) => rumStatement(tx, query, take, fewTranscripts));
       return { meta: RumMeta.parse(result[0]), rows: result.filter((r) => r.id !== null).map((r) => RumPageRow.parse(r)) };
     };
     let take = { singleWord: 4 * (q.offset + q.limit) + 1, severalWords: bound + 1 };
     let read = await rum(take);
-    if (!read.meta.single_word) return page(read.rows, read.meta.candidates);
-    for (;;) {
-      const lastOfPage = read.rows.at(-1)?.distance;
-      if (read.meta.candidates < take.singleWord || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
-      take = { ...take, singleWord: take.singleWord * TIE_GROWTH };
-      read = await rum(take);
+    // Else more transcripts wait for their search copies than a page is ranked with: GIN answers.
+    if (read.meta.current) {
+      if (!read.meta.single_word) return page("rum", read.rows, read.meta.candidates);
+      for (;;) {
+        const lastOfPage = read.rows.at(-1)?.distance;
+        if (read.meta.candidates < take.singleWord || lastOfPage === undefined || read.meta.last_distance !== lastOfPage) break;
+        take = { ...take, singleWord: take.singleWord * TIE_GROWTH };
+        read = await rum(take);
+      }
+      if (!read.meta.titled && read.meta.candidates < take.singleWord) return page("rum", read.rows, read.meta.candidates);
+      const [counted] = await countStatement(db, query, bound + 1);
+      return page("rum", read.rows, Number(counted!.matched));
     }
-    if (!read.meta.titled && read.meta.candidates < take.singleWord) return page(read.rows, read.meta.candidates);
-    const [counted] = await countStatement(db, query, bound + 1);
-    return page(read.rows, Number(counted!.matched));
   }
   const rows = (await searchStatement(db, q)).map((r) => ResultRow.parse(r));
-  if (rows.length > 0) return page(rows, rows[0]!.total);
+  if (rows.length > 0) return page("gin", rows, rows[0]!.total);
   // A page past the end has no row to carry the total: count with the first page.
-  if (q.offset === 0) return page(rows, 0);
+  if (q.offset === 0) return page("gin", rows, 0);
   const first = await searchStatement(db, { ...q, limit: 1, offset: 0, exactUpTo: bound });
-  return page(rows, first[0] ? ResultRow.parse(first[0]).total : 0);
+  return page("gin", rows, first[0] ? ResultRow.parse(first[0]).total : 0);
 }
 
 /** Which index the read model offers for ranked search (the RUM index exists only with the extension). */
@@ -513,7 +584,7 @@ export async function availableSearchIndex(db: Db): Promise<SearchIndex> {
 export async function impactTokensReady(db: Db): Promise<boolean> {
   const [migrated] = await db<{ ok: boolean }[]>`
     select exists (select 1 from pg_indexes where schemaname = 'projection' and indexname = 'idx_transcript_search_impact')
-      and to_regclass('projection.transcript_search_pair_fill') is not null as ok`;
+      and to_regclass('projection.transcript_search_fill') is not null as ok`;
   if (!migrated?.ok) return false;
   const [missing] = await db<{ exists: boolean }[]>`select exists (select 1 from projection.transcript where search_impact is null)`;
   return missing?.exists === false;

@@ -2,7 +2,7 @@
 // search service ranks — from the RUM index, or the GIN fallback — give the same top results as
 // ts_rank computed over every match, and the total is exact up to its bound and capped beyond it.
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
-import { fillSearchPairs } from "@scribe/projection/testing";
+import { fillSearch } from "@scribe/projection/testing";
 import { createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -67,10 +67,15 @@ const QUERIES = {
 };
 
 /** What ranking every match gives: ts_rank over the whole filter, in the service's order. */
-async function exactTop(text: string, limit: number, userId: string | null = null): Promise<{ ids: string[]; total: number }> {
-  const rows = await sql<{ id: string; total: string }[]>`
+async function exactTop(
+  text: string,
+  limit: number,
+  userId: string | null = null,
+  db: Sql = sql,
+): Promise<{ ids: string[]; total: number }> {
+  const rows = await db<{ id: string; total: string }[]>`
     select id, count(*) over () as total from transcript t
-    where deleted_at is null and ${userId === null ? sql`true` : sql`user_id = ${userId}`}
+    where deleted_at is null and ${userId === null ? db`true` : db`user_id = ${userId}`}
       and search_vector @@ websearch_to_tsquery('english', ${text})
     order by ts_rank(search_vector, websearch_to_tsquery('english', ${text}), 32) desc, created_at desc, id`;
   return { ids: rows.slice(0, limit).map((r) => r.id), total: rows.length };
@@ -94,8 +99,8 @@ function queryOf(text: string, index: SearchIndex, exactUpTo: number, extra: Par
 // "user_id is null or share_mode = 'public' or room_shared" only when public, so make them so.
 beforeAll(async () => {
   await sql`update transcript set share_mode = 'public'`;
-  // The projection's background fill of pair tokens, as it would have run by now.
-  while ((await fillSearchPairs(sql)) > 0);
+  // The projection's background fill of search copies and their pair tokens, as it would have run by now.
+  await fillSearch(sql);
 });
 
 it("the read model has the RUM index where the extension is installed, else the GIN fallback", async () => {
@@ -115,6 +120,8 @@ describe.each(VARIANTS)("with $name", ({ index, impact }) => {
     const page = await searchTranscripts(sql, query(text, index, TRANSCRIPTS));
     expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
     expect(page).toMatchObject({ total: exact.total, totalCapped: false });
+    // The index asked for answers (or the tokens), never a fallback.
+    expect(impact ? ["impact", "pairs", index] : [index]).toContain(page.path);
   });
 
   it("pages deeper than the bound through the same exact order", async () => {
@@ -186,6 +193,76 @@ describe.runIf(RUM_AVAILABLE)("with the RUM index and a bound far below the matc
       expect(page.totalCapped).toBe(true);
     },
   );
+});
+
+describe.runIf(RUM_AVAILABLE)("RUM over the search copies", () => {
+  const rum = (text: string, extra: Partial<SearchQuery> = {}, db: Sql = sql) =>
+    searchTranscripts(db, queryOf(text, "rum", TRANSCRIPTS, extra));
+
+  it("ranks the transcripts whose text changed since the fill from their own rows, as ts_rank over every match", async () => {
+    const random = seededRandom(21);
+    const draw = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(VOCAB.length ** random()) - 1]!).join(" ");
+    // Not in a rolled-back transaction: the RUM statement runs on a connection of its own.
+    await changedThenRestored(async (tx) => {
+      // Forty transcripts rewritten (their copies now stale: they wait past the mark), among them
+      // the best matches of the common words, which lose them.
+      const best = (await exactTop(VOCAB[0]!, 10)).ids.concat((await exactTop(VOCAB[3]!, 10)).ids);
+      await tx`update transcript set title = 'quiet', long_summary = 'quiet', webvtt_text = 'quiet' where id in ${tx(best)}`;
+      for (let i = 0; i < 20; i++) {
+        await tx`update transcript set title = ${draw(3)}, long_summary = ${draw(20)}, webvtt_text = ${draw(60)} where id = ${`t-${i * 29}`}`;
+      }
+      const [waiting] = await tx<{ n: number }[]>`
+        select count(*)::int as n from transcript where change_seq > (select filled_through from transcript_search_fill)`;
+      expect(waiting!.n).toBeGreaterThanOrEqual(30);
+      for (const [name, text] of Object.entries(QUERIES)) {
+        const exact = await exactTop(text, 40, null, tx);
+        for (const offset of [0, 20]) {
+          const page = await rum(text, { offset }, tx);
+          expect(page.path, name).toBe("rum");
+          expect(
+            page.rows.map((r) => r.id),
+            `${name} from ${offset}`,
+          ).toEqual(exact.ids.slice(offset, offset + 20));
+          expect(page.total, name).toBe(exact.total);
+        }
+      }
+    });
+  });
+
+  it("leaves out at once a transcript trashed or made private since the fill (its copy is stale)", async () => {
+    await changedThenRestored(async (db) => {
+      for (const text of [QUERIES["two words"], QUERIES["a common word"]]) {
+        const [first, second] = (await exactTop(text, 2)).ids;
+        await db`update transcript set deleted_at = now() where id = ${first!}`;
+        await db`update transcript set share_mode = 'private' where id = ${second!}`;
+        const page = await rum(text, {}, db);
+        expect(page.path).toBe("rum");
+        expect(page.rows.map((r) => r.id)).not.toContain(first);
+        expect(page.rows.map((r) => r.id)).not.toContain(second);
+        // exactTop knows the trash, not share modes (every fixture row is public).
+        const exact = (await exactTop(text, 21, null, db)).ids.filter((id) => id !== second);
+        expect(page.rows.map((r) => r.id)).toEqual(exact.slice(0, 20));
+      }
+    });
+  });
+
+  it("leaves the page to GIN while more transcripts wait than a page is ranked with, or the mark is about another table", async () => {
+    const text = QUERIES["two words"];
+    const exact = await exactTop(text, 20);
+    for (const behind of [
+      (tx: Sql) => tx`update transcript_search_fill set filled_through = 0`,
+      (tx: Sql) => tx`update transcript_search_fill set of_table = 0`,
+    ]) {
+      await changedThenRestored(async (tx) => {
+        await behind(tx);
+        const page = await rum(text, {}, tx);
+        expect(page.path).toBe("gin");
+        // Within the bound GIN is exact too.
+        expect(page.rows.map((r) => r.id)).toEqual(exact.ids);
+      });
+    }
+    expect((await rum(text)).path).toBe("rum");
+  });
 });
 
 describe("single words from impact tokens", () => {
@@ -321,8 +398,9 @@ describe("two-word phrases from pair tokens", () => {
   it("leave the page to the indexes while too many transcripts wait for the fill, or the mark is about another table", async () => {
     const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
     for (const behind of [
-      (tx: Sql) => tx`update transcript_search_pair_fill set filled_through = 0`,
-      (tx: Sql) => tx`update transcript_search_pair_fill set of_table = 0`,
+      (tx: Sql) => tx`update transcript_search_fill set filled_through = 0`,
+      (tx: Sql) => tx`update transcript_search set pair_tokens = null`,
+      (tx: Sql) => tx`update transcript_search_fill set of_table = 0`,
     ]) {
       await rolledBack(async (tx) => {
         await behind(tx);
@@ -332,6 +410,29 @@ describe("two-word phrases from pair tokens", () => {
     expect(await filled(text)).toBe(true);
   });
 });
+
+/**
+ * Runs `fn` on the fixture, then puts back every transcript's texts and the search fill's mark as
+ * they were, and lets the fill catch up: for statements that need connections of their own.
+ */
+async function changedThenRestored(fn: (db: Sql) => Promise<void>): Promise<void> {
+  const texts = await sql<
+    { id: string; title: string; long_summary: string; webvtt_text: string; deleted_at: Date | null; share_mode: string }[]
+  >`
+    select id, title, long_summary, webvtt_text, deleted_at, share_mode from transcript`;
+  const [fill] = await sql<{ of_table: string; filled_through: string }[]>`select of_table, filled_through from transcript_search_fill`;
+  try {
+    await fn(sql);
+  } finally {
+    await sql`update transcript_search_fill set of_table = ${fill!.of_table}, filled_through = ${fill!.filled_through}`;
+    await sql`
+      update transcript t set title = x.title, long_summary = x.long_summary, webvtt_text = x.webvtt_text, deleted_at = x.deleted_at, share_mode = x.share_mode
+      from jsonb_to_recordset(${sql.json(texts)}) as x(id text, title text, long_summary text, webvtt_text text, deleted_at timestamptz, share_mode text)
+      where t.id = x.id
+        and (t.title, t.long_summary, t.webvtt_text, t.deleted_at, t.share_mode) is distinct from (x.title, x.long_summary, x.webvtt_text, x.deleted_at, x.share_mode)`;
+    await fillSearch(sql);
+  }
+}
 
 class RolledBack extends Error {}
 /** Runs `fn` in a transaction that is then rolled back (a transaction's Sql, typed as the pool's for the statements' helpers). */

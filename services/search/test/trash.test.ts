@@ -97,7 +97,7 @@ describe("the trash view's statements", () => {
     // Its `<=>` is the RUM extension's.
     ...(RUM_AVAILABLE && {
       "the ranked page (RUM statement)": async () =>
-        planOf(await withRumPlanning(sql, (tx) => explain(tx, rumStatement(tx, textQuery, { singleWord: 81, severalWords: 1001 })))),
+        planOf(await withRumPlanning(sql, (tx) => explain(tx, rumStatement(tx, textQuery, { singleWord: 81, severalWords: 1001 }, true)))),
     }),
   };
 
