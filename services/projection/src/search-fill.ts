@@ -8,7 +8,28 @@
 //   that changed, in change_seq order up to a mark; the search service ranks the transcripts past
 //   the mark from their own rows, so a page misses no write meanwhile;
 // - the copies' phrase pair tokens (~0.3-0.7 ms a transcript), once per vector.
-import { runPeriodically, type Db, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
+import { registry, runPeriodically, type Db, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
+import { Gauge } from "prom-client";
+
+/** Counted up to this many: past 500 search already answers from GIN, the exact backlog beyond does not matter. */
+const WAITING_COUNTED_UP_TO = 100_000;
+const waiting = new Gauge({
+  name: "scribe_search_fill_waiting",
+  help: `transcripts whose search copy (kind=copies) or its pair tokens (kind=pairs) the search fill has yet to write, counted up to ${WAITING_COUNTED_UP_TO}`,
+  labelNames: ["kind"],
+  registers: [registry],
+});
+
+/** What the fill has yet to do, counted up to WAITING_COUNTED_UP_TO (index range scans). */
+export async function searchFillWaiting(sql: Sql): Promise<{ copies: number; pairs: number }> {
+  const [row] = await sql<{ copies: number; pairs: number }[]>`
+    select
+      (select count(*)::int from (
+        select 1 from transcript where change_seq > (select filled_through from transcript_search_fill) limit ${WAITING_COUNTED_UP_TO}) c) as copies,
+      (select count(*)::int from (
+        select 1 from transcript_search where pair_tokens is null limit ${WAITING_COUNTED_UP_TO}) p) as pairs`;
+  return row!;
+}
 
 /**
  * The transcript columns a search copy carries (migration 0009): its vector, and what search
@@ -166,6 +187,9 @@ export function startSearchFill(sql: Sql, log: Logger, opts: SearchFillOptions =
           filled[kind] = 0;
         }
       }
+      const left = await searchFillWaiting(sql);
+      waiting.set({ kind: "copies" }, left.copies);
+      waiting.set({ kind: "pairs" }, left.pairs);
     },
     log,
   );

@@ -5,10 +5,18 @@
 // written by the background fill up to a mark, gone with the transcript's content.
 import { makeEvent, type TranscriptState } from "@scribe/contracts";
 import { sampleTranscriptState } from "@scribe/contracts/testing";
-import { connectDb, createLogger, migrate, serviceMigrations, type Sql } from "@scribe/kit";
+import { connectDb, createLogger, migrate, registry, serviceMigrations, type Sql } from "@scribe/kit";
 import { createTestDatabase, eventually, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FILL_BATCH_WHILE_BUSY, fillPairTokens, fillSearch, fillSearchCopies, fillSearchImpact, startSearchFill } from "../src/search-fill";
+import {
+  FILL_BATCH_WHILE_BUSY,
+  fillPairTokens,
+  fillSearch,
+  fillSearchCopies,
+  fillSearchImpact,
+  searchFillWaiting,
+  startSearchFill,
+} from "../src/search-fill";
 import { LIVE_TABLES, applyEvent } from "../src/store";
 
 const T0 = Date.parse("2026-11-21T10:00:00.000Z");
@@ -263,8 +271,15 @@ describe("search copies and their phrase pair tokens", () => {
       await eventually(async () => (await copied()).tokens > 0, { intervalMs: 10 });
       // One round: FILL_BATCH_WHILE_BUSY copies, and as many tokens.
       expect(await copied()).toEqual({ copies: FILL_BATCH_WHILE_BUSY, tokens: FILL_BATCH_WHILE_BUSY });
+      const left = ids.length - FILL_BATCH_WHILE_BUSY;
+      expect(await searchFillWaiting(sql)).toEqual({ copies: left, pairs: 0 });
+      await eventually(async () =>
+        (await registry.getSingleMetricAsString("scribe_search_fill_waiting")).includes(`kind="copies"} ${left}`),
+      );
       busy = false;
       await eventually(async () => (await copied()).tokens === ids.length, { intervalMs: 20 });
+      await eventually(async () => (await registry.getSingleMetricAsString("scribe_search_fill_waiting")).includes(`kind="copies"} 0`));
+      expect(await searchFillWaiting(sql)).toEqual({ copies: 0, pairs: 0 });
     } finally {
       await job.stop();
     }
