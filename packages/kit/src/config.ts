@@ -86,7 +86,9 @@ export const BaseConfig = z.object({
     "longest pause between attempts to reach PostgreSQL or NATS at start-up (from 0.5 s, doubling); the service waits, not ready, until both answer",
   ),
   OPS_PORT: envInt(9464, 0, 65535).describe("port of /livez, /readyz and /metrics for the process; 0 disables it"),
-  SHUTDOWN_TIMEOUT_MS: envInt(15000, 100).describe("graceful shutdown limit before the process exits anyway"),
+  SHUTDOWN_TIMEOUT_MS: envInt(15000, 100).describe(
+    "graceful shutdown limit before the process exits anyway; the gateway gives requests in flight half of it, then closes their connections",
+  ),
   RPC_TIMEOUT_MS: envInt(10000, 100).describe("deadline of a request from the gateway to a service"),
   CONSUMER_MAX_DELIVER: envInt(8, 1, 1000).describe("deliveries of a failing event before it is dead-lettered"),
   CONSUMER_ACK_WAIT_MS: envInt(30000, 1000).describe("time a consumer has to acknowledge an event before redelivery"),

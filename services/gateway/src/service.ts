@@ -79,7 +79,25 @@ export const gatewayService = defineService({
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       // Upgraded sockets count as open connections: server.close() waits until they are closed too.
       await realtime.close();
-      await closed;
+      // Requests in flight get half the shutdown's time. A response its client stopped reading (an
+      // audio player's stream, a connection a browser left half-open) would hold the stop until its
+      // socket timed out (40-55 s seen in the web tests), and the shutdown timeout would then cut
+      // off what comes after: the consumers' batches and the outbox.
+      let drainTimer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        closed.then(() => true),
+        new Promise<false>((resolve) => (drainTimer = setTimeout(() => resolve(false), config.SHUTDOWN_TIMEOUT_MS / 2))),
+      ]);
+      clearTimeout(drainTimer);
+      if (!drained) {
+        const open = await new Promise<number>((resolve) => server.getConnections((_, n) => resolve(n ?? 0)));
+        log.warn(
+          { connections: open, waitedMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
+          "requests still in flight at shutdown: closing their connections",
+        );
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        await closed;
+      }
     });
     return { port, app, auth };
   },
