@@ -30,7 +30,7 @@ import {
 } from "@scribe/kit";
 import { createTestDatabase, eventually, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
 import { projectionService, rebuildReadModel } from "@scribe/projection";
-import { LIVE_TABLES, applyEvent, takeFeedLock } from "@scribe/projection/testing";
+import { LIVE_TABLES, applyEvent, searchFillWaiting, takeFeedLock } from "@scribe/projection/testing";
 import { topicsOfMeeting } from "../services/transcription/test/long-transcript";
 import { report, time } from "./report";
 
@@ -234,11 +234,8 @@ export default async function bench(): Promise<void> {
     // The service's search fill catches up on what was applied before the rebuild is timed (it would compete with it).
     await eventually(
       async () => {
-        const [fill] = await sql<{ done: boolean }[]>`
-          select filled_through = (select max(change_seq) from transcript)
-            and not exists (select 1 from transcript_search where pair_tokens is null) as done
-          from transcript_search_fill`;
-        return fill?.done === true;
+        const left = await searchFillWaiting(sql);
+        return left.copies === 0 && left.pairs === 0;
       },
       { timeoutMs: 120_000, intervalMs: 50 },
     );

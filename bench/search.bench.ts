@@ -10,7 +10,7 @@
 import { ANONYMOUS, DLQ_STREAM, STREAMS, searchOps } from "@scribe/contracts";
 import { connectBus, connectDb, migrate, rpcCall, serviceMigrations, startService, type Sql } from "@scribe/kit";
 import { TEST_ADMIN_URL, testPrefix, TEST_NATS_URL } from "@scribe/kit/testing";
-import { copyForSearch, fillSearch } from "@scribe/projection/testing";
+import { LIVE_TABLES, copyForSearch, fillSearch } from "@scribe/projection/testing";
 import { searchService } from "@scribe/search";
 import {
   SEARCH_DB_SETTINGS,
@@ -26,9 +26,9 @@ import { percentile, report, time } from "./report";
 
 const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
-// 3: the rows carry impact tokens (migration 0008), computed as they are inserted; 4: and their
+// 3: the rows carry impact tokens (migration 0008), computed as they are inserted; 5: and their
 // search copies (0009), taken after the load.
-const CORPUS_VERSION = 4;
+const CORPUS_VERSION = 5;
 
 /** Distinct pseudo-words (no English stop words or stems collide). */
 export function vocabulary(size: number): string[] {
@@ -116,7 +116,7 @@ export async function seed(sql: Sql, vocab: string[], n: number, onProgress = pr
   await sql`drop schema bench_seed cascade`;
   process.stdout.write("\n");
   // As the migration takes them; the pair tokens follow in fillPairTokens.
-  await copyForSearch(sql, "transcript", "transcript_search", null);
+  await copyForSearch(sql, LIVE_TABLES, null);
   await sql`update transcript_search_fill set filled_through = (select max(change_seq) from transcript)`;
   for (const ix of indexes) await sql.unsafe(ix.def);
   await sql`analyze transcript`;
@@ -224,7 +224,8 @@ async function corpusDatabase(vocab: string[]): Promise<string> {
  * background: a corpus seeded (or kept) without them gets them here (~0.7 ms per transcript).
  */
 async function fillPairTokens(sql: Sql): Promise<void> {
-  const [waiting] = await sql<{ n: number }[]>`select count(*)::int as n from transcript_search where pair_tokens is null`;
+  const [waiting] = await sql<{ n: number }[]>`
+    select count(*)::int as n from transcript_search where vector_seq > (select pairs_through from transcript_search_fill)`;
   if (!waiting?.n) return;
   const filling = await time(async () => {
     let done = 0;
@@ -234,7 +235,7 @@ async function fillPairTokens(sql: Sql): Promise<void> {
       process.stdout.write(`  pair tokens for ${done.toLocaleString("en-US")} of ${waiting.n.toLocaleString("en-US")} transcripts\r`);
     });
   });
-  await sql`vacuum analyze transcript_search`;
+  await sql`vacuum analyze transcript_search_pairs`;
   console.log(`\n  pair tokens computed for ${waiting.n.toLocaleString("en-US")} transcripts in ${filling.toFixed(0)} s`);
 }
 

@@ -51,7 +51,8 @@ async function searchCopies(): Promise<{ current: boolean; missing: number; with
       (select count(*)::int from transcript t
        where t.destroyed_at is null and t.change_seq <= (select filled_through from transcript_search_fill)
          and not exists (select 1 from transcript_search s where s.id = t.id and s.change_seq = t.change_seq and s.search_vector = t.search_vector)) as missing,
-      (select count(*)::int from transcript_search where pair_tokens is null) as without_tokens`;
+      (select count(*)::int from transcript_search s
+       where not exists (select 1 from transcript_search_pairs p where p.id = s.id and p.vector_seq = s.vector_seq)) as without_tokens`;
   return { current: r!.current, missing: r!.missing, withoutTokens: r!.without_tokens };
 }
 async function minSeq(): Promise<number> {
@@ -193,8 +194,9 @@ describe("rebuilding the read model", () => {
       return true;
     });
     const [tokens] = await sql<{ n: number; right: number }[]>`
-      select count(*)::int as n, count(*) filter (where s.pair_tokens = search_pair_tokens(t.search_vector))::int as right
-      from transcript_search s join transcript t on t.id = s.id and t.change_seq = s.change_seq`;
+      select count(*)::int as n, count(*) filter (where p.pair_tokens = search_pair_tokens(t.search_vector))::int as right
+      from transcript_search s join transcript t on t.id = s.id and t.change_seq = s.change_seq
+        join transcript_search_pairs p on p.id = s.id and p.vector_seq = s.vector_seq`;
     // Every transcript but the destroyed one, and the late one.
     expect(tokens).toEqual({ n: transcripts.length, right: transcripts.length });
   });

@@ -19,7 +19,7 @@ import { parseEvent, type ScribeEvent, type StreamName } from "@scribe/contracts
 import { readStream, streamBounds, type Bus, type Db, type Logger, type Sql, type Tx } from "@scribe/kit";
 import type { JsMsg } from "@nats-io/jetstream";
 import { FOLDED } from "./consumers";
-import { copyForSearch } from "./search-fill";
+import { copyForSearch, searchPairsThrough } from "./search-fill";
 import { LIVE_TABLES, applyEvent, applyInOrder, takeFeedLock, type ModelTables } from "./store";
 
 const NEXT = "__next";
@@ -32,6 +32,7 @@ const SHADOW: ModelTables = {
   recording: `${LIVE_TABLES.recording}${NEXT}`,
   meeting: `${LIVE_TABLES.meeting}${NEXT}`,
   search: `${LIVE_TABLES.search}${NEXT}`,
+  searchPairs: `${LIVE_TABLES.searchPairs}${NEXT}`,
 };
 const TRIGGER = "transcript_before_write";
 const SEQUENCE = "transcript_change_seq";
@@ -122,7 +123,7 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRep
       opts.onProgress?.({ phase: "indexes", done: 0, total: 0, failed: failed.length, eventsPerSecond: rate(events, started) });
       // The shadow's search copies (the live search fill follows the live table only), with the
       // live copies' pair tokens where the text is the same; the fill computes the others after the swap.
-      await copyForSearch(sql, SHADOW.transcript, SHADOW.search, LIVE_TABLES.search);
+      await copyForSearch(sql, SHADOW, LIVE_TABLES);
       await indexShadow(sql);
       await opts.beforeSwap?.();
       const caughtUp = await swap(sql, bus, snapshot, shadowStart, failed, opts);
@@ -344,8 +345,8 @@ async function swap(
     // (they start `gap` above the live sequence); if live writers used the whole gap, re-stamp.
     const [live] = await tx<{ last: string }[]>`select last_value as last from ${tx(SEQUENCE)}`;
     // Every transcript up to the mark has a current search copy: those the copy took, unless re-stamped.
-    const [copied] = await tx<{ through: string }[]>`
-      select coalesce(max(change_seq), 0) as through from ${tx(SHADOW.search)}`;
+    const [copied] = await tx<{ through: string; pairs: string }[]>`
+      select coalesce(max(change_seq), 0) as through, ${searchPairsThrough(tx, SHADOW)} as pairs from ${tx(SHADOW.search)}`;
     let searchFilledThrough = BigInt(copied!.through);
     if (BigInt(live!.last) >= shadowStart) {
       await tx.unsafe(`select setval('${SEQUENCE + NEXT}', ${BigInt(live!.last)})`);
@@ -366,7 +367,9 @@ async function swap(
       `create trigger ${ident(TRIGGER)} before insert or update on ${ident(LIVE_TABLES.transcript)} for each row execute function transcript_before_write('ordered')`,
     );
     await tx.unsafe(`drop sequence ${ident(SEQUENCE + NEXT)}`);
-    await tx`update transcript_search_fill set of_table = 'transcript'::regclass, filled_through = ${searchFilledThrough.toString()}`;
+    await tx`
+      update transcript_search_fill
+      set of_table = 'transcript'::regclass, filled_through = ${searchFilledThrough.toString()}, pairs_through = ${copied!.pairs}`;
     return caughtUp;
   });
 }

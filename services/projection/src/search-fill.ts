@@ -7,9 +7,11 @@
 // - the transcripts' search copies (0009): the vector under the RUM index, for every transcript
 //   that changed, in change_seq order up to a mark; the search service ranks the transcripts past
 //   the mark from their own rows, so a page misses no write meanwhile;
-// - the copies' phrase pair tokens (~0.3-0.7 ms a transcript), once per vector.
+// - the copies' phrase pair tokens (~0.3-0.7 ms a transcript), once per vector, after the copies,
+//   in a table of their own (in vector_seq order up to their own mark).
 import { registry, runPeriodically, type Db, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
 import { Gauge } from "prom-client";
+import type { ModelTables } from "./store";
 
 /** Counted up to this many: past 500 search already answers from GIN, the exact backlog beyond does not matter. */
 const WAITING_COUNTED_UP_TO = 100_000;
@@ -27,7 +29,8 @@ export async function searchFillWaiting(sql: Sql): Promise<{ copies: number; pai
       (select count(*)::int from (
         select 1 from transcript where change_seq > (select filled_through from transcript_search_fill) limit ${WAITING_COUNTED_UP_TO}) c) as copies,
       (select count(*)::int from (
-        select 1 from transcript_search where pair_tokens is null limit ${WAITING_COUNTED_UP_TO}) p) as pairs`;
+        select 1 from transcript_search where vector_seq > (select pairs_through from transcript_search_fill)
+        limit ${WAITING_COUNTED_UP_TO}) p) as pairs`;
   return row!;
 }
 
@@ -49,20 +52,33 @@ const COPIED = [
 const copiedColumns = (db: Db, qualifier?: string) => db.unsafe(COPIED.map((c) => (qualifier ? `${qualifier}.${c}` : c)).join(", "));
 
 /**
- * Copies every transcript of `from` (destroyed ones aside) into the empty search-copy table `into`,
- * keeping the pair tokens of `tokensOf`'s copy where its vector is the same: a rebuild's shadow
- * tables (a rebuild mostly folds the same texts again), and a corpus loaded without the projection.
- * The caller moves the fill's mark.
+ * Copies every transcript of `into.transcript` (destroyed ones aside) into the empty `into.search`
+ * (vector_seq: the change_seq), and into `into.searchPairs` the pair tokens `tokensOf` holds for the
+ * same vector: a rebuild's shadow tables (a rebuild mostly folds the same texts again, so most
+ * tokens are kept), and a corpus loaded without the projection. The caller moves the fill's marks
+ * (searchPairsThrough tells the pairs').
  */
-export async function copyForSearch(db: Db, from: string, into: string, tokensOf: string | null): Promise<void> {
-  const keep = tokensOf
-    ? db`(select o.pair_tokens from ${db(tokensOf)} o where o.id = n.id and o.search_vector = n.search_vector)`
-    : db`null::text[]`;
+export async function copyForSearch(db: Db, into: ModelTables, tokensOf: ModelTables | null): Promise<void> {
   await db`
-    insert into ${db(into)} (id, ${copiedColumns(db)}, pair_tokens)
-    select n.id, ${copiedColumns(db, "n")}, ${keep}
-    from ${db(from)} n where n.destroyed_at is null`;
+    insert into ${db(into.search)} (id, vector_seq, ${copiedColumns(db)})
+    select n.id, n.change_seq, ${copiedColumns(db, "n")}
+    from ${db(into.transcript)} n where n.destroyed_at is null`;
+  if (!tokensOf) return;
+  await db`
+    insert into ${db(into.searchPairs)} (id, vector_seq, pair_tokens)
+    select n.id, n.vector_seq, op.pair_tokens
+    from ${db(into.search)} n
+      join ${db(tokensOf.search)} o on o.id = n.id and o.search_vector = n.search_vector
+      join ${db(tokensOf.searchPairs)} op on op.id = o.id and op.vector_seq = o.vector_seq`;
 }
+
+/** How far `t`'s pair tokens are complete: the vector_seq before the first copy without them (all: the last one). */
+export const searchPairsThrough = (db: Db, t: ModelTables) => db`
+  coalesce(
+    (select min(s.vector_seq) - 1 from ${db(t.search)} s
+     where not exists (select 1 from ${db(t.searchPairs)} p where p.id = s.id and p.vector_seq = s.vector_seq)),
+    (select max(vector_seq) from ${db(t.search)}),
+    0)`;
 
 /** Rows per batch and kind: a few hundred milliseconds of work for transcripts of a few hundred words. */
 export const FILL_BATCH = 500;
@@ -113,6 +129,7 @@ export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<nu
       select of_table = 'transcript'::regclass as current from transcript_search_fill`;
     if (!mark?.current) {
       await tx`delete from transcript_search s where not exists (select 1 from transcript t where t.id = s.id)`;
+      await tx`delete from transcript_search_pairs p where not exists (select 1 from transcript_search s where s.id = p.id)`;
       await tx`update transcript_search_fill set of_table = 'transcript'::regclass, filled_through = 0`;
     }
     const [done] = await tx<{ n: number }[]>`
@@ -121,9 +138,10 @@ export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<nu
         where change_seq > (select filled_through from transcript_search_fill)
         order by change_seq limit ${batch}),
       gone as (delete from transcript_search s using next where s.id = next.id and next.gone),
+      unpaired as (delete from transcript_search_pairs p using next where p.id = next.id and next.gone),
       written as (
-        insert into transcript_search as s (id, ${copiedColumns(tx)})
-        select t.id, ${copiedColumns(tx, "t")} from next join transcript t using (id) where not next.gone
+        insert into transcript_search as s (id, vector_seq, ${copiedColumns(tx)})
+        select t.id, t.change_seq, ${copiedColumns(tx, "t")} from next join transcript t using (id) where not next.gone
         on conflict (id) do update set
           ${tx.unsafe(
             COPIED.filter((c) => c !== "search_vector")
@@ -131,7 +149,7 @@ export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<nu
               .join(", "),
           )},
           search_vector = case when s.search_vector = excluded.search_vector then s.search_vector else excluded.search_vector end,
-          pair_tokens = case when s.search_vector = excluded.search_vector then s.pair_tokens end),
+          vector_seq = case when s.search_vector = excluded.search_vector then s.vector_seq else excluded.vector_seq end),
       marked as (
         update transcript_search_fill set filled_through = (select max(change_seq) from next)
         where exists (select 1 from next))
@@ -140,12 +158,33 @@ export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<nu
   });
 }
 
-/** Computes the pair tokens of up to `batch` copies that lack them; returns how many it did. */
+/**
+ * Computes the pair tokens of up to `batch` copies past the pairs' mark, in vector_seq order (the
+ * ones a rebuild kept are not computed again), and moves the mark to the last of them; returns how
+ * many copies it went past (0 also when another replica's fill holds the turn). vector_seq values
+ * are given in order by the copies' batches, which take the same turn, so every copy up to the mark
+ * has its tokens.
+ */
 export async function fillPairTokens(sql: Sql, batch = FILL_BATCH): Promise<number> {
-  const filled = await sql`
-    update transcript_search set pair_tokens = search_pair_tokens(search_vector)
-    where id in (select id from transcript_search where pair_tokens is null limit ${batch} for update skip locked)`;
-  return filled.count;
+  return sql.begin(async (tx) => {
+    const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-fill')) as mine`;
+    if (!turn?.mine) return 0;
+    const [done] = await tx<{ n: number }[]>`
+      with next as materialized (
+        select id, vector_seq, search_vector from transcript_search
+        where vector_seq > (select pairs_through from transcript_search_fill)
+        order by vector_seq limit ${batch}),
+      written as (
+        insert into transcript_search_pairs as p (id, vector_seq, pair_tokens)
+        select n.id, n.vector_seq, search_pair_tokens(n.search_vector) from next n
+        where not exists (select 1 from transcript_search_pairs k where k.id = n.id and k.vector_seq = n.vector_seq)
+        on conflict (id) do update set vector_seq = excluded.vector_seq, pair_tokens = excluded.pair_tokens),
+      marked as (
+        update transcript_search_fill set pairs_through = (select max(vector_seq) from next)
+        where exists (select 1 from next))
+      select count(*)::int as n from next`;
+    return done!.n;
+  });
 }
 
 /** Until none is left: what a corpus loaded without the projection (the search bench's) needs before it is searched. */

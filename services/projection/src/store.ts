@@ -26,8 +26,9 @@ export interface ModelTables {
   room: string;
   recording: string;
   meeting: string;
-  /** The transcripts' search copies (migration 0009): written by the search fill, deleted with their content. */
+  /** The transcripts' search copies and their pair tokens (migration 0009): written by the search fill, deleted with their content. */
   search: string;
+  searchPairs: string;
 }
 export const LIVE_TABLES: ModelTables = {
   transcript: "transcript",
@@ -36,6 +37,7 @@ export const LIVE_TABLES: ModelTables = {
   recording: "recording",
   meeting: "meeting",
   search: "transcript_search",
+  searchPairs: "transcript_search_pairs",
 };
 
 /** Channel on which a commit announces `<version> <transcript id>` (read-your-writes waiters listen). */
@@ -477,7 +479,8 @@ async function applyDestroyed(db: Db, t: ModelTables, s: TranscriptState, eventT
   const [row] = await db<{ version: number }[]>`
     with up as (${upsertState(db, t, s, cols, opts)}),
       gone as (delete from ${db(t.topic)} where transcript_id = ${s.id} and exists (select 1 from up)),
-      unsearched as (delete from ${db(t.search)} where id = ${s.id} and exists (select 1 from up))
+      unsearched as (delete from ${db(t.search)} where id = ${s.id} and exists (select 1 from up)),
+      unpaired as (delete from ${db(t.searchPairs)} where id = ${s.id} and exists (select 1 from up))
     select version from up`;
   return row ? { transcriptId: s.id, version: row.version } : null;
 }

@@ -2,4 +2,4 @@
 // fill, for tests and the search bench's corpora, which are loaded without the projection.
 export { measureLag } from "./lag";
 export { LIVE_TABLES, applyEvent, takeFeedLock } from "./store";
-export { copyForSearch, fillSearch } from "./search-fill";
+export { copyForSearch, fillSearch, fillSearchCopies, searchFillWaiting } from "./search-fill";

@@ -156,7 +156,8 @@ describe("search copies and their phrase pair tokens", () => {
   const copyOf = async (id: string) => {
     const [row] = await sql<{ change_seq: string; current: string; same_vector: boolean; tokens: string[] | null; computed: string[] }[]>`
       select s.change_seq, t.change_seq as current, s.search_vector = t.search_vector as same_vector,
-        s.pair_tokens as tokens, search_pair_tokens(t.search_vector) as computed
+        (select p.pair_tokens from transcript_search_pairs p where p.id = s.id and p.vector_seq = s.vector_seq) as tokens,
+        search_pair_tokens(t.search_vector) as computed
       from transcript_search s join transcript t using (id) where id = ${id}`;
     return row;
   };
@@ -209,15 +210,17 @@ describe("search copies and their phrase pair tokens", () => {
     );
     await caughtUp();
     // A marker in place of the tokens: only a fill that computed them again would replace it.
-    await sql`update transcript_search set pair_tokens = '{"marker@0"}' where id = 't-still'`;
-    const [before] = await sql<{ vector: string }[]>`select search_vector::text as vector from transcript_search where id = 't-still'`;
+    await sql`update transcript_search_pairs set pair_tokens = '{"marker@0"}' where id = 't-still'`;
+    const [before] = await sql<{ vector: string; vector_seq: string }[]>`
+      select search_vector::text as vector, vector_seq from transcript_search where id = 't-still'`;
     await write("transcript.updated", state("t-still", 2, { title: "avocet avocet stilt avocet stilt", status: "ended", webvtt: null }));
     expect(await fillSearchCopies(sql)).toBe(1);
     const copy = (await copyOf("t-still"))!;
     expect(copy.change_seq).toBe(copy.current);
     expect(copy.tokens).toEqual(["marker@0"]);
     expect(await fillPairTokens(sql)).toBe(0);
-    const [after] = await sql<{ vector: string }[]>`select search_vector::text as vector from transcript_search where id = 't-still'`;
+    const [after] = await sql<{ vector: string; vector_seq: string }[]>`
+      select search_vector::text as vector, vector_seq from transcript_search where id = 't-still'`;
     expect(after).toEqual(before);
   });
 
@@ -228,29 +231,34 @@ describe("search copies and their phrase pair tokens", () => {
     expect(await copyOf("t-destroyed")).toBeDefined();
     await destroy({ ...s, version: 2 });
     expect(await sql`select 1 from transcript_search where id = 't-destroyed'`).toHaveLength(0);
+    expect(await sql`select 1 from transcript_search_pairs where id = 't-destroyed'`).toHaveLength(0);
 
     // A fill that read the transcript before the destruction writes its old copy back after it.
     const [{ seq } = { seq: "" }] = await sql<{ seq: string }[]>`select change_seq as seq from transcript where id = 't-destroyed'`;
     await sql`update transcript_search_fill set filled_through = ${(BigInt(seq) - 1n).toString()}`;
     await sql`
-      insert into transcript_search (id, change_seq, search_vector, created_at, share_mode, room_shared, source_kind)
-      values ('t-destroyed', 1, to_tsvector('english', 'bittern egret'), now(), 'private', false, 'file')`;
+      insert into transcript_search (id, change_seq, vector_seq, search_vector, created_at, share_mode, room_shared, source_kind)
+      values ('t-destroyed', 1, 1, to_tsvector('english', 'bittern egret'), now(), 'private', false, 'file')`;
+    await sql`insert into transcript_search_pairs (id, vector_seq, pair_tokens) values ('t-destroyed', 1, '{"bittern egret@3"}')`;
     expect(await fillSearchCopies(sql)).toBeGreaterThan(0);
     expect(await sql`select 1 from transcript_search where id = 't-destroyed'`).toHaveLength(0);
+    expect(await sql`select 1 from transcript_search_pairs where id = 't-destroyed'`).toHaveLength(0);
     expect(await mark()).toBe(seq);
   });
 
   it("start over for a read model rebuilt behind the fill's back, dropping the copies of transcripts that are gone", async () => {
     await caughtUp();
     await sql`
-      insert into transcript_search (id, change_seq, search_vector, pair_tokens, created_at, share_mode, room_shared, source_kind)
-      values ('t-gone', 1, 'grebe plover', '{"grebe plover@3"}', now(), 'private', false, 'file')`;
+      insert into transcript_search (id, change_seq, vector_seq, search_vector, created_at, share_mode, room_shared, source_kind)
+      values ('t-gone', 1, 1, 'grebe plover', now(), 'private', false, 'file')`;
+    await sql`insert into transcript_search_pairs (id, vector_seq, pair_tokens) values ('t-gone', 1, '{"grebe plover@3"}')`;
     await sql`update transcript_search_fill set of_table = 0`;
     const [all] = await sql<{ n: number }[]>`select count(*)::int as n from transcript`;
     let filled = 0;
     for (let n = await fillSearchCopies(sql); n > 0; n = await fillSearchCopies(sql)) filled += n;
     expect(filled).toBe(all!.n);
     expect(await sql`select 1 from transcript_search where id = 't-gone'`).toHaveLength(0);
+    expect(await sql`select 1 from transcript_search_pairs where id = 't-gone'`).toHaveLength(0);
     const [fill] = await sql<{ current: boolean }[]>`select of_table = 'transcript'::regclass as current from transcript_search_fill`;
     expect(fill!.current).toBe(true);
   });
@@ -261,7 +269,9 @@ describe("search copies and their phrase pair tokens", () => {
     for (const id of ids) await write("transcript.created", state(id, 1, { title: "gannet gannet shag gannet shag", webvtt: null }));
     const copied = async () => {
       const [r] = await sql<{ copies: number; tokens: number }[]>`
-        select count(*)::int as copies, count(pair_tokens)::int as tokens from transcript_search where id like 't-busy-%'`;
+        select count(*)::int as copies, count(p.id)::int as tokens
+        from transcript_search s left join transcript_search_pairs p on p.id = s.id and p.vector_seq = s.vector_seq
+        where s.id like 't-busy-%'`;
       return r!;
     };
     let busy = true;
@@ -319,23 +329,27 @@ describe("the migration to search copies", () => {
       await old`update transcript set destroyed_at = now() where id = 't-mig-2'`;
       await migrate(old, { schema: "projection", migrations: all });
       const copies = await old<{ id: string; same: boolean }[]>`
-        select s.id, s.change_seq = t.change_seq and s.search_vector = t.search_vector and s.pair_tokens is null as same
+        select s.id, s.change_seq = t.change_seq and s.vector_seq = t.change_seq and s.search_vector = t.search_vector as same
         from transcript_search s join transcript t using (id) order by id`;
       expect(copies).toEqual([
         { id: "t-mig-0", same: true },
         { id: "t-mig-1", same: true },
       ]);
-      const [fill] = await old<{ current: boolean; through: string; last: string }[]>`
-        select of_table = 'transcript'::regclass as current, filled_through as through, (select max(change_seq) from transcript) as last
+      const [fill] = await old<{ current: boolean; through: string; pairs: string; last: string }[]>`
+        select of_table = 'transcript'::regclass as current, filled_through as through, pairs_through as pairs,
+          (select max(change_seq) from transcript) as last
         from transcript_search_fill`;
       expect(fill!.current).toBe(true);
       expect(fill!.through).toBe(fill!.last);
+      expect(fill!.pairs).toBe("0");
       const tables = await old<
         { table: string }[]
       >`select tablename as table from pg_indexes where indexname = 'idx_transcript_search_rum'`;
       expect(tables).toEqual(rum ? [{ table: "transcript_search" }] : []);
       await fillSearch(old);
-      const [tokens] = await old<{ n: number }[]>`select count(*)::int as n from transcript_search where pair_tokens is null`;
+      const [tokens] = await old<{ n: number }[]>`
+        select count(*)::int as n from transcript_search s
+        where not exists (select 1 from transcript_search_pairs p where p.id = s.id and p.vector_seq = s.vector_seq)`;
       expect(tokens!.n).toBe(0);
     } finally {
       await old.end({ timeout: 1 });

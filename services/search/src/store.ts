@@ -140,11 +140,12 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * The RUM statement: up to `take` matches in the index's `<=>` order, the caller's filter applied
  * to them as they come. The index is on the transcripts' search copies (migrations/projection/0009),
  * which the projection's fill writes after the transcript: a copy counts only while it is current
- * (its change_seq is the transcript's), and the transcripts past the fill's mark are scored from
- * their own rows and merged in, so the candidates are the best `take` of every match as it is now.
- * While more than PENDING_TOKENS wait (a burst the fill has not caught up with), or the mark is
- * about another table, nothing is read and `current` says so: the caller asks GIN. RUM scores a match from the positions and weights its index keeps, without
- * reading the row's tsvector from TOAST. For a single word its distance is 1/ts_rank (the same
+ * (its change_seq is the transcript's; the stale ones are those of the transcripts past the fill's
+ * mark), and the transcripts past the mark are scored from their own rows and merged in, so the
+ * candidates are the best `take` of every match as it is now. While more than PENDING_TOKENS wait
+ * (a burst the fill has not caught up with), or the mark is about another table, nothing is read
+ * and `current` says so: the caller asks GIN. RUM scores a match from the positions and weights its
+ * index keeps, without reading the row's tsvector from TOAST. For a single word its distance is 1/ts_rank (the same
  * formula), so candidates are ordered by it, ties newest first, and no row's tsvector is read; for
  * several words RUM's distance only approximates ts_rank (OR is not averaged over the words, AND is
  * scored by cover density), so those candidates are ranked again with ts_rank. A phrase is ordered
@@ -157,9 +158,10 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * word's candidates are the transcripts whose title holds it when they fill the page (see
  * searchTranscripts), else every match, decided inside the statement (the second scan runs only
  * when needed). With `fewTranscripts` (a room's or the trash's) the candidates are read from the
- * transcript rows the filter's own index finds and scored there, all at once. Besides the page (rows with an id), one row carries the candidates read,
- * the largest distance among them, whether they are the titled ones, whether the query is a
- * single word (numnode = 1) and whether the copies were current, even when the page is empty.
+ * transcript rows the filter's own index finds and scored there, all at once. Besides the page
+ * (rows with an id), one row carries the candidates read, the largest distance among them, whether
+ * they are the titled ones, whether the query is a single word (numnode = 1) and whether the copies
+ * were current, even when the page is empty.
  */
 export function rumStatement(db: Db, q: SearchQuery & { text: string }, take: RumTake, fewTranscripts = false) {
   const tsquery = tsqueryOf(db, q.text);
@@ -310,13 +312,17 @@ const WORD_TOKENS: TokenKind = {
 };
 /**
  * A phrase of two distinct words (`"a b"`, which websearch_to_tsquery makes `'a' <-> 'b'`): the
- * pair's rank above 0.8, bucketed by -ln(1 - rank) (see 0009_search_pairs.sql). The tokens are
- * those computed at the transcript's current change_seq; transcripts past the fill's mark wait.
+ * pair's rank above 0.8, bucketed by -ln(1 - rank) (see 0009_transcript_search.sql). The tokens
+ * are the search copies' (computed for their vectors after them); transcripts past either of the
+ * fill's marks wait, and are ranked from their own rows.
  */
 const PAIR_TOKENS: TokenKind = {
-  // The copies carry the filter's columns; the stale ones (and those without tokens) are pending.
+  // The copies carry the filter's columns; the stale ones (and those whose tokens are not computed
+  // for their vector yet) are pending, so the others' tokens are current.
   rows: (db) => db`(
-    select s.*, s.pair_tokens as tokens from projection.transcript_search s where s.id not in (select id from pending)) t`,
+    select s.*, p.pair_tokens as tokens
+    from projection.transcript_search_pairs p join projection.transcript_search s on s.id = p.id
+    where p.id not in (select id from pending)) t`,
   key: (db, text) => db`
     select a.lexeme || ' ' || b.lexeme as key
     from query, unnest(to_tsvector('english', ${text})) a, unnest(to_tsvector('english', ${text})) b
@@ -325,11 +331,13 @@ const PAIR_TOKENS: TokenKind = {
   lastBucket: 166,
   pending: {
     ready: (db: Db) => searchCopiesFollowThisTable(db),
-    // Past the mark, or a current copy whose tokens the fill has yet to compute.
+    // Past the mark, or a copy whose tokens the fill has yet to compute (past the pairs' mark).
     rows: (db: Db) => db`
       (${waitingForCopies(db)})
       union
-      (select s.id from projection.transcript_search s where s.pair_tokens is null limit ${PENDING_TOKENS + 1})`,
+      (select s.id from projection.transcript_search s
+       where s.vector_seq > (select pairs_through from projection.transcript_search_fill where one)
+       limit ${PENDING_TOKENS + 1})`,
   },
 };
 

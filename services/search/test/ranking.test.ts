@@ -2,7 +2,7 @@
 // search service ranks — from the RUM index, or the GIN fallback — give the same top results as
 // ts_rank computed over every match, and the total is exact up to its bound and capped beyond it.
 import { connectDb, migrate, serviceMigrations, type Sql } from "@scribe/kit";
-import { fillSearch } from "@scribe/projection/testing";
+import { fillSearch, fillSearchCopies } from "@scribe/projection/testing";
 import { createTestDatabase, seededRandom, type TestDatabase } from "@scribe/kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -366,10 +366,13 @@ describe("two-word phrases from pair tokens", () => {
     }
   });
 
-  it("rank a transcript whose text changed since the fill as its text is now", async () => {
+  it.each([
+    ["its search copy", false],
+    ["its pair tokens (its copy is written)", true],
+  ])("rank a transcript as its text is now while the fill has yet to write %s", async (_, copied) => {
     const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
     const top = (await exactTop(text, 10)).ids;
-    await rolledBack(async (tx) => {
+    await changedThenRestored(async (tx) => {
       // The best ten matches keep the phrase once, in their caption text only (their tokens, now
       // stale, still rank them first), and one without it gets it four times in its title.
       await tx`update transcript set title = 'quiet', long_summary = 'quiet', webvtt_text = ${text.replaceAll('"', "")} where id in ${tx(top)}`;
@@ -380,6 +383,12 @@ describe("two-word phrases from pair tokens", () => {
         select id from transcript t where deleted_at is null and search_vector @@ websearch_to_tsquery('english', ${text})
         order by ts_rank(search_vector, websearch_to_tsquery('english', ${text}), 32) desc, created_at desc, id`;
       expect(want[0]!.id).toBe(newcomer!.id);
+      if (copied) {
+        while ((await fillSearchCopies(tx)) > 0);
+        const [left] = await tx<{ n: number }[]>`
+          select count(*)::int as n from transcript_search where vector_seq > (select pairs_through from transcript_search_fill)`;
+        expect(left!.n).toBe(top.length + 1);
+      }
       // Every page, to the last: the old tokens of the transcript that lost the phrase must not count or rank.
       let filledPages = 0;
       for (let offset = 0; offset < want.length; offset += 20) {
@@ -399,7 +408,7 @@ describe("two-word phrases from pair tokens", () => {
     const text = `"${VOCAB[0]} ${VOCAB[1]}"`;
     for (const behind of [
       (tx: Sql) => tx`update transcript_search_fill set filled_through = 0`,
-      (tx: Sql) => tx`update transcript_search set pair_tokens = null`,
+      (tx: Sql) => tx`update transcript_search_fill set pairs_through = 0`,
       (tx: Sql) => tx`update transcript_search_fill set of_table = 0`,
     ]) {
       await rolledBack(async (tx) => {
