@@ -313,6 +313,23 @@ async function foldOneByOne(tx: Tx, events: Parsed[], failed: FailedEvent[], ann
   }
 }
 
+/**
+ * After a re-stamp the copies' vector_seq values (the shadow's former change_seq) no longer sort
+ * with the values the fill gives the vectors it writes from now on (the re-stamped change_seq, which
+ * may fall below them), and the pair tokens' mark relies on that order. The copies and the tokens
+ * of their vector take their transcript's new change_seq; the tokens of a vector the swap's fold
+ * replaced are dropped, so the copy the fill writes for it gets its tokens computed again.
+ */
+async function restampSearchCopies(tx: Tx): Promise<void> {
+  await tx`
+    delete from ${tx(SHADOW.searchPairs)} p using ${tx(SHADOW.search)} s, ${tx(SHADOW.transcript)} t
+    where s.id = p.id and t.id = s.id and (p.vector_seq <> s.vector_seq or s.search_vector <> t.search_vector)`;
+  await tx`update ${tx(SHADOW.searchPairs)} p set vector_seq = t.change_seq from ${tx(SHADOW.transcript)} t where t.id = p.id`;
+  await tx`
+    update ${tx(SHADOW.search)} s set vector_seq = t.change_seq, change_seq = t.change_seq
+    from ${tx(SHADOW.transcript)} t where t.id = s.id`;
+}
+
 async function swap(
   sql: Sql,
   bus: Bus,
@@ -344,16 +361,18 @@ async function swap(
     // Every rebuilt row must sort after everything served. Normally the shadow's values already do
     // (they start `gap` above the live sequence); if live writers used the whole gap, re-stamp.
     const [live] = await tx<{ last: string }[]>`select last_value as last from ${tx(SEQUENCE)}`;
-    // Every transcript up to the mark has a current search copy: those the copy took, unless re-stamped.
-    const [copied] = await tx<{ through: string; pairs: string }[]>`
-      select coalesce(max(change_seq), 0) as through, ${searchPairsThrough(tx, SHADOW)} as pairs from ${tx(SHADOW.search)}`;
-    let searchFilledThrough = BigInt(copied!.through);
+    let restamped = false;
     if (BigInt(live!.last) >= shadowStart) {
       await tx.unsafe(`select setval('${SEQUENCE + NEXT}', ${BigInt(live!.last)})`);
       await tx.unsafe(`update ${ident(SHADOW.transcript)} set version = version`);
-      // Re-stamped values may fall below the copies': the fill takes every copy again.
-      searchFilledThrough = 0n;
+      await restampSearchCopies(tx);
+      restamped = true;
     }
+    // Every transcript up to the mark has a current search copy: those the copy took (what the fold
+    // changed is past them), unless re-stamped (the fill then takes every copy again).
+    const [copied] = await tx<{ through: string; pairs: string }[]>`
+      select coalesce(max(change_seq), 0) as through, ${searchPairsThrough(tx, SHADOW)} as pairs from ${tx(SHADOW.search)}`;
+    const searchFilledThrough = restamped ? "0" : copied!.through;
     // Live writes after the swap continue above every rebuilt row.
     await tx.unsafe(
       `select setval('${SEQUENCE}', greatest((select last_value from ${ident(SEQUENCE)}), (select last_value from ${ident(SEQUENCE + NEXT)})))`,
@@ -369,7 +388,7 @@ async function swap(
     await tx.unsafe(`drop sequence ${ident(SEQUENCE + NEXT)}`);
     await tx`
       update transcript_search_fill
-      set of_table = 'transcript'::regclass, filled_through = ${searchFilledThrough.toString()}, pairs_through = ${copied!.pairs}`;
+      set of_table = 'transcript'::regclass, filled_through = ${searchFilledThrough}, pairs_through = ${copied!.pairs}`;
     return caughtUp;
   });
 }
