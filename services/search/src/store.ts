@@ -233,16 +233,11 @@ export interface RumTake {
 }
 
 /**
- * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the settings, the
+ * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the setting, the
  * statement and COMMIT pipelined on one connection; a failed statement turns the COMMIT into a
- * rollback):
- * - no bitmap scans: for a rare word the planner prefers the GIN bitmap and computes `<=>` on each
- *   row's tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has
- *   the positions at hand;
- * - no hash or merge joins: the planner takes a copy's join with its transcript (on id and
- *   change_seq) for one row in thousands, and hashed every match of a word in a fifth of 100k
- *   transcripts against the whole table before sorting them (1.1 s) where a nested loop under
- *   the index's order stops at the page (24 ms).
+ * rollback) without bitmap scans: for a rare word the planner prefers the GIN bitmap and computes `<=>` on each
+ * row's tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has
+ * the positions at hand.
  */
 export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnType<typeof rumStatement>) {
   const conn = await sql.reserve();
@@ -251,8 +246,6 @@ export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnTyp
     const settled = await Promise.allSettled([
       conn`begin`.execute(),
       conn`set local enable_bitmapscan = off`.execute(),
-      conn`set local enable_hashjoin = off`.execute(),
-      conn`set local enable_mergejoin = off`.execute(),
       statement(conn).execute(),
       conn`commit`.execute(),
     ]);
