@@ -9,7 +9,7 @@
 //   the mark from their own rows, so a page misses no write meanwhile;
 // - the copies' phrase pair tokens (~0.3-0.7 ms a transcript), once per vector, after the copies,
 //   in a table of their own (in vector_seq order up to their own mark).
-import { registry, runPeriodically, type Db, type Logger, type PeriodicJob, type Sql } from "@scribe/kit";
+import { registry, runPeriodically, type Db, type Logger, type PeriodicJob, type Sql, type Tx } from "@scribe/kit";
 import { Gauge } from "prom-client";
 import type { ModelTables } from "./store";
 
@@ -107,6 +107,12 @@ export async function fillSearchImpact(sql: Sql, batch = FILL_BATCH): Promise<nu
   });
 }
 
+/** Whether this transaction has the fill's turn: one replica's fill writes copies and tokens at a time (their marks move in order). */
+async function takeFillTurn(tx: Tx): Promise<boolean> {
+  const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-fill')) as mine`;
+  return turn?.mine === true;
+}
+
 /**
  * Writes the search copies of up to `batch` transcripts past the fill's mark, in change_seq order,
  * and moves the mark to the last of them; returns how many it did (0 also when another replica's
@@ -123,8 +129,7 @@ export async function fillSearchImpact(sql: Sql, batch = FILL_BATCH): Promise<nu
  */
 export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<number> {
   return sql.begin(async (tx) => {
-    const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-fill')) as mine`;
-    if (!turn?.mine) return 0;
+    if (!(await takeFillTurn(tx))) return 0;
     const [mark] = await tx<{ current: boolean }[]>`
       select of_table = 'transcript'::regclass as current from transcript_search_fill`;
     if (!mark?.current) {
@@ -167,8 +172,7 @@ export async function fillSearchCopies(sql: Sql, batch = FILL_BATCH): Promise<nu
  */
 export async function fillPairTokens(sql: Sql, batch = FILL_BATCH): Promise<number> {
   return sql.begin(async (tx) => {
-    const [turn] = await tx<{ mine: boolean }[]>`select pg_try_advisory_xact_lock(hashtext('scribe:projection:search-fill')) as mine`;
-    if (!turn?.mine) return 0;
+    if (!(await takeFillTurn(tx))) return 0;
     const [done] = await tx<{ n: number }[]>`
       with next as materialized (
         select id, vector_seq, search_vector from transcript_search

@@ -145,8 +145,8 @@ export function searchStatement(db: Db, q: SearchQuery) {
  * candidates are the best `take` of every match as it is now. While more than PENDING_TOKENS wait
  * (a burst the fill has not caught up with), or the mark is about another table, nothing is read
  * and `current` says so: the caller asks GIN. RUM scores a match from the positions and weights its
- * index keeps, without reading the row's tsvector from TOAST. For a single word its distance is 1/ts_rank (the same
- * formula), so candidates are ordered by it, ties newest first, and no row's tsvector is read; for
+ * index keeps, without reading the row's tsvector from TOAST. For a single word its distance is
+ * 1/ts_rank (the same formula), so candidates are ordered by it, ties newest first, and no row's tsvector is read; for
  * several words RUM's distance only approximates ts_rank (OR is not averaged over the words, AND is
  * scored by cover density), so those candidates are ranked again with ts_rank. A phrase is ordered
  * by the distance of its words AND-ed: ts_rank scores a phrase exactly as that AND (it ranks the
@@ -235,23 +235,22 @@ export interface RumTake {
 /**
  * Runs a RUM statement in a transaction planned for it, in one round trip (BEGIN, the setting, the
  * statement and COMMIT pipelined on one connection; a failed statement turns the COMMIT into a
- * rollback) without bitmap scans: for a rare word the planner prefers the GIN bitmap and computes `<=>` on each
- * row's tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has
- * the positions at hand.
+ * rollback): for a rare word the planner prefers the GIN bitmap and computes `<=>` on each row's
+ * tsvector, read from TOAST (20 ms for 300 matches at 100k transcripts); the RUM index has the
+ * positions at hand.
  */
 export async function withRumPlanning(sql: Sql, statement: (tx: Db) => ReturnType<typeof rumStatement>) {
   const conn = await sql.reserve();
   try {
     // execute() sends at once, in the order called.
-    const settled = await Promise.allSettled([
+    const [, , result] = await Promise.allSettled([
       conn`begin`.execute(),
       conn`set local enable_bitmapscan = off`.execute(),
       statement(conn).execute(),
       conn`commit`.execute(),
     ]);
-    const result = settled.at(-2)!;
-    if (result.status === "rejected") throw result.reason;
-    return result.value as Awaited<ReturnType<typeof rumStatement>>;
+    if (result!.status === "rejected") throw result!.reason;
+    return result!.value;
   } finally {
     conn.release();
   }
