@@ -136,6 +136,16 @@ describe.each([
       expect(byKind("Ingress")).toHaveLength(1);
     });
 
+    it("production: the Postgres cluster has the rum extension, its cache and connections for every replica", () => {
+      const cluster = byKind("Cluster")[0]!.spec;
+      expect(cluster.imageName).toBe("registry.example.com/postgresql-rum:15");
+      expect(cluster.bootstrap.initdb.postInitApplicationSQL).toEqual(["CREATE EXTENSION IF NOT EXISTS rum SCHEMA public"]);
+      expect(cluster.postgresql.parameters.shared_buffers).toBe("2GB");
+      const hpa = byKind("HorizontalPodAutoscaler").map((h) => h.spec.maxReplicas as number);
+      const pool = Number(byKind("ConfigMap")[0]!.data!.DATABASE_POOL_SIZE ?? 10);
+      expect(Number(cluster.postgresql.parameters.max_connections)).toBeGreaterThanOrEqual(hpa.reduce((a, b) => a + b, 0) * pool);
+    });
+
     it("production: nginx Ingress takes a whole upload chunk and keeps WebSockets open", () => {
       const annotations = byKind("Ingress")[0]!.metadata.annotations!;
       expect(bytes(annotations["nginx.ingress.kubernetes.io/proxy-body-size"]!)).toBeGreaterThanOrEqual(
@@ -186,6 +196,16 @@ describe("chart without the values an installation must choose", () => {
   it("refuses to render without a SECRET_KEY, naming where it goes", () => {
     expect(refusal(without("secrets.values.SECRET_KEY"))).toMatch(/SECRET_KEY is required: set secrets\.existingSecret/);
     expect(refusal([...without("secrets.values.SECRET_KEY"), "--set", "secrets.existingSecret=mine"])).toBe("");
+  });
+});
+
+describe("chart with a CloudNativePG cluster of the stock image", () => {
+  const cluster = render(undefined, ["--set", "postgres.cnpg.enabled=true"]).find((o) => o.kind === "Cluster")!.spec;
+
+  it("runs the stock image and creates no extension it lacks (search ranks from GIN)", () => {
+    expect(cluster.imageName).toBe("ghcr.io/cloudnative-pg/postgresql:15");
+    expect(cluster.bootstrap.initdb).toEqual({ database: "scribe", owner: "scribe" });
+    expect(cluster.postgresql).toBeUndefined();
   });
 });
 
