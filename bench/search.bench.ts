@@ -23,6 +23,7 @@ import {
 import { loadavg } from "node:os";
 import postgres from "postgres";
 import { percentile, report, time } from "./report";
+import { stealWindow } from "./steal";
 
 const N = Number(process.env.BENCH_SEARCH_TRANSCRIPTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 15);
@@ -333,6 +334,7 @@ export default async function bench(): Promise<void> {
       `  index: ${index}; impact tokens: ${impact ? "ready" : "not ready"}; exact ranking and count up to ${exactUpTo} matches; same top 20 in the same order as exact ranking: ${sameOrder}/${cases.length} queries; mean top-20 overlap ${((overlaps.reduce((a, b) => a + b, 0) / overlaps.length) * 100).toFixed(0)} % (goal: 100 %)`,
     );
     const loadAtStart = loadavg()[0]!;
+    const steal = stealWindow();
     const runs = { exact, service: viaService, "service SQL": serviceSql, "without impact": withoutImpact, gin: ginFallback };
     type Run = keyof typeof runs;
     const ms = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as number[]])) as Record<Run, number[]>;
@@ -394,7 +396,9 @@ export default async function bench(): Promise<void> {
       );
     }
     // The machine is shared: the numbers mean little without how busy it was.
-    console.log(`  load average (1 min): ${loadAtStart.toFixed(2)} when timing began, ${loadavg()[0]!.toFixed(2)} at its end`);
+    console.log(
+      `  load average (1 min): ${loadAtStart.toFixed(2)} when timing began, ${loadavg()[0]!.toFixed(2)} at its end; CPU time stolen by the hypervisor meanwhile: ${steal.stolen()}`,
+    );
     console.log(`  goal: service p95 <= ${N >= 1_000_000 ? 150 : 50} ms with the exact top 20`);
   } finally {
     await service?.stop();

@@ -3,6 +3,7 @@
 // row with its topics (the baseline), in the same process and run (issue 20): closed-loop throughput
 // of a 10-minute transcript (goal ≥ 0.8x bare), latency at a fixed offered rate for a 1-minute one
 // (goal p99 ≤ 15 ms at 500 req/s), and revalidation (If-None-Match → 304).
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import postgres from "postgres";
@@ -10,6 +11,7 @@ import { Pool } from "undici";
 import { startSystem } from "../test/support/system";
 import { meetingWords, topicRecord, TranscriptWriter } from "../test/support/transcripts";
 import { formatNumber, percentile, report } from "./report";
+import { stealWindow } from "./steal";
 
 const SECONDS = Number(process.env.BENCH_READS_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_READS_CONCURRENCY ?? 32);
@@ -45,7 +47,14 @@ async function atRate(
   headers: Headers,
   rate: number,
   seconds = SECONDS,
-): Promise<{ p50: number; p99: number; unanswered: number }> {
+): Promise<{ p50: number; p99: number; unanswered: number; loopMaxMs: number; gcPauses: number[]; stolen: string }> {
+  // The services run in this process: what stalled its event loop stalls their answers too.
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const gcPauses: number[] = [];
+  const gc = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((e) => e.duration)));
+  loop.enable();
+  gc.observe({ entryTypes: ["gc"] });
+  const steal = stealWindow();
   const latencies: number[] = [];
   const pending = new Set<number>();
   const sent: Promise<void>[] = [];
@@ -72,8 +81,18 @@ async function atRate(
   const cutoff = new Promise<"cut">((resolve) => setTimeout(() => resolve("cut"), seconds * 1000));
   await Promise.race([all, cutoff]);
   const at = performance.now();
+  loop.disable();
+  gc.disconnect();
+  const stolen = steal.stolen();
   const waits = [...latencies, ...[...pending].map((scheduled) => at - scheduled)].sort((a, b) => a - b);
-  return { p50: percentile(waits, 50), p99: percentile(waits, 99), unanswered: pending.size };
+  return {
+    p50: percentile(waits, 50),
+    p99: percentile(waits, 99),
+    unanswered: pending.size,
+    loopMaxMs: loop.max / 1e6,
+    gcPauses,
+    stolen,
+  };
 }
 
 /** The baseline: the same row and its topics, read and serialised with nothing around it. */
@@ -164,6 +183,13 @@ export default async function bench(): Promise<void> {
       `bare, 1-minute transcript at ${OFFERED} req/s offered: p50 ${formatNumber(bareLatency.p50)} ms, p99 ${formatNumber(bareLatency.p99)} ms, ${bareLatency.unanswered} unanswered`,
     );
     console.log(`Scribe at ${OFFERED} req/s offered: ${latency.unanswered} unanswered ${SECONDS} s after the last request`);
+    for (const [who, run] of [
+      ["bare", bareLatency],
+      ["Scribe", latency],
+    ] as const)
+      console.log(
+        `  while ${who} was timed: the process's event loop stalled ${formatNumber(run.loopMaxMs)} ms at most; ${run.gcPauses.length} GC pauses, ${formatNumber(run.gcPauses.reduce((a, b) => a + b, 0))} ms in all, the longest ${formatNumber(Math.max(0, ...run.gcPauses))} ms; CPU time stolen by the hypervisor: ${run.stolen}`,
+      );
     report({ name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p50`, value: latency.p50, unit: "ms" });
     report(
       { name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p99`, value: latency.p99, unit: "ms" },

@@ -22,6 +22,7 @@ import { DbTranscriptPort } from "../services/transcription/src/port";
 import { loadTranscript, saveTranscript } from "../services/transcription/src/store";
 import { topicsOfMeeting } from "../services/transcription/test/long-transcript";
 import { report, time } from "./report";
+import { stealWindow } from "./steal";
 
 const CALLS = Number(process.env.BENCH_TRANSCRIPT_WRITES ?? 500);
 const ROUNDS = Number(process.env.BENCH_TRANSCRIPT_WRITES_ROUNDS ?? 10);
@@ -112,10 +113,14 @@ export default async function bench(): Promise<void> {
   const sql = connectDb(db.url, { schema: "transcription", max: 4 });
   try {
     await migrate(sql, { schema: "transcription", migrations: serviceMigrations("transcription", { shared: [WORKFLOW_MIGRATIONS] }) });
+    const steal = stealWindow();
     for (const minutes of [0, 10, 60]) await measure(sql, minutes);
     console.log("goal (issue 20): port.update ≥ 0.5x raw SQL update at any length");
     for (const logLength of [0, 500, 5000]) await measureAppends(sql, logLength);
     console.log("goal (issue 20): port.appendEvent flat in the log's length, ≥ 0.5x raw SQL insert");
+    console.log(
+      `CPU time stolen by the hypervisor while timing: ${steal.stolen()} (both series of a ratio alike: their rounds interleave)`,
+    );
   } finally {
     await sql.end({ timeout: 5 });
     await db.drop();
