@@ -46,7 +46,17 @@ export async function watchedPage(browser: Browser | BrowserContext): Promise<{ 
   const problems: string[] = [];
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
   page.on("pageerror", (e) => problems.push(`exception: ${e.message}`));
-  page.on("requestfailed", (r) => !r.url().includes("/audio/") && problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+  // A request the test's own next navigation (a reload, a goto) cut off is aborted by the browser,
+  // not failed by the app: a list's rooms fetch still in flight when a poll reloads the page was one.
+  let navigatedAt = -Infinity;
+  page.on("request", (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigatedAt = Date.now();
+  });
+  page.on("requestfailed", (r) => {
+    const error = r.failure()?.errorText;
+    if (r.url().includes("/audio/") || (error === "net::ERR_ABORTED" && r.timing().startTime < navigatedAt)) return;
+    problems.push(`failed: ${r.url()} ${error}`);
+  });
   page.on("response", (r) => r.url().includes("/v1/") && r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`));
   return { page, problems };
 }
