@@ -11,14 +11,15 @@ let server: Server;
 let origin: string;
 
 // A page that asks for `/slow` (answered after 5 s) or `/gone` (the connection dropped) when it loads.
-const page = (path: string) => `<!doctype html><title>watched</title><script>fetch(${JSON.stringify(path)}).catch(() => {})</script>`;
+const pageFetching = (path: string) =>
+  `<!doctype html><title>watched</title><script>fetch(${JSON.stringify(path)}).catch(() => {})</script>`;
 
 beforeAll(async () => {
   browser = await launchChromium();
   server = createServer((req, res) => {
     if (req.url === "/slow") setTimeout(() => res.end("late"), 5_000).unref();
     else if (req.url === "/gone") req.socket.destroy();
-    else res.setHeader("content-type", "text/html").end(page(req.url === "/drops" ? "/gone" : "/slow"));
+    else res.setHeader("content-type", "text/html").end(pageFetching(req.url === "/drops" ? "/gone" : "/slow"));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "@scribe/cli";
-import { secretKeyProblem, SharedSettings } from "@scribe/kit";
+import { BaseConfig, secretKeyProblem, SharedSettings } from "@scribe/kit";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -142,7 +142,7 @@ describe.each([
       expect(cluster.bootstrap.initdb.postInitApplicationSQL).toEqual(["CREATE EXTENSION IF NOT EXISTS rum SCHEMA public"]);
       expect(cluster.postgresql.parameters.shared_buffers).toBe("2GB");
       const hpa = byKind("HorizontalPodAutoscaler").map((h) => h.spec.maxReplicas as number);
-      const pool = Number(byKind("ConfigMap")[0]!.data!.DATABASE_POOL_SIZE ?? 10);
+      const pool = BaseConfig.shape.DATABASE_POOL_SIZE.parse(byKind("ConfigMap")[0]!.data!.DATABASE_POOL_SIZE);
       expect(Number(cluster.postgresql.parameters.max_connections)).toBeGreaterThanOrEqual(hpa.reduce((a, b) => a + b, 0) * pool);
     });
 

@@ -68,6 +68,6 @@ export async function signInThroughForm(page: Page, baseUrl: string, user: { ema
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${baseUrl}/transcripts`);
-  // The list has loaded (nothing is in flight that a later navigation would cut off).
+  // Signed in: the list the test starts from has loaded.
   await page.locator("article[data-transcript-id], p:text('No transcripts.')").first().waitFor();
 }

@@ -11,7 +11,7 @@ export async function signInWithProvider(page: Page, baseUrl: string, email = "a
   await page.getByRole("button", { name: "Continue" }).click();
   await page.waitForURL(`${baseUrl}/transcripts`);
   await page.getByRole("button", { name: "Sign out" }).waitFor();
-  // The list has loaded (nothing is in flight that a later navigation would cut off).
+  // Signed in: the list the test starts from has loaded.
   await page.locator("article[data-transcript-id], p:text('No transcripts.')").first().waitFor();
 }
 
