@@ -44,7 +44,7 @@ type Row = Record<Column | "events", unknown>;
 /**
  * The state's WebVTT when a write did not read it (`loadTranscript(..., { webvtt: false })`): the
  * WebVTT of a long transcript is hundreds of kilobytes that a write which does not change it need
- * not fetch. No event may carry it (`outboxRows` refuses): events leave an unchanged WebVTT out,
+ * not fetch. No event may carry it (`outboxPayloads` refuses): events leave an unchanged WebVTT out,
  * and the completion, which carries it, reads it (`loads()` in the decider). Random per process and
  * starting with a NUL (which a text column cannot hold), so no content can spell it.
  */
@@ -186,20 +186,40 @@ export async function saveChanges(db: Db, before: Aggregate, after: Aggregate, p
     ${logWritten(db, id, parts.resetEvents, parts.appendedEvents)} select from written`;
 }
 
-/** The outbox rows of `events` (as kit's `emit` writes them), `e.position` their order: a fragment the caller may join and must order. */
-function outboxRows(db: Db, events: readonly OutgoingEvent[]) {
+/** The events' outbox payloads (as kit's `emit` writes them), refused if one carries the WebVTT placeholder. */
+function outboxPayloads(events: readonly OutgoingEvent[]): string[] {
   const payloads = events.map((e) => JSON.stringify(e.event));
   if (payloads.some((p) => WEBVTT_NOT_READ_JSON.some((placeholder) => p.includes(placeholder))))
     throw new Error("an event carries the WebVTT its write did not read: the command must load it (loads() in the decider)");
-  return db`select e.event_id, e.subject, e.payload
+  return payloads;
+}
+
+/**
+ * The insert of `events` into the outbox, in order; `afterWritten`: only if the statement's CTE
+ * `written` wrote the row (joined with it). Most writes emit one event: it goes as plain parameters,
+ * as a text array would escape (copy) its payload on the way; several go as arrays, one statement
+ * for any count.
+ */
+function outboxInsert(db: Db, events: readonly OutgoingEvent[], afterWritten: boolean) {
+  const payloads = outboxPayloads(events);
+  if (events.length === 1) {
+    const [e, payload] = [events[0]!, payloads[0]!];
+    return afterWritten
+      ? db`insert into outbox (event_id, subject, payload) select ${e.event.id}::uuid, ${e.subject}::text, ${payload}::text from written`
+      : db`insert into outbox (event_id, subject, payload) values (${e.event.id}::uuid, ${e.subject}, ${payload})`;
+  }
+  const rows = db`select e.event_id, e.subject, e.payload
     from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[], ${payloads}::text[])
       with ordinality as e(event_id, subject, payload, position)`;
+  return afterWritten
+    ? db`insert into outbox (event_id, subject, payload) ${rows} cross join written order by e.position`
+    : db`insert into outbox (event_id, subject, payload) ${rows} order by e.position`;
 }
 
 /** Record `events` in the outbox, in order, in the caller's transaction. */
 export async function emitEvents(db: Db, events: readonly OutgoingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await db`insert into outbox (event_id, subject, payload) ${outboxRows(db, events)} order by e.position`;
+  await outboxInsert(db, events, false);
 }
 
 /**
@@ -222,17 +242,20 @@ export async function saveIfUnchanged(
   const id = before.aggregate.state.id;
   // Events that touch no column still write the row: their order is kept by its lock.
   const set = { version: after.state.version, ...changedColumns(db, before.aggregate, after, parts) };
+  const unchanged = db`id = ${id} and xmin = ${before.rowVersion}::xid`;
   // At this row version the log is as the decision took it: every change of the log writes the row.
-  const absent = before.assumedAbsent
-    ? db`and not exists (select from transcript_event e where e.transcript_id = ${id} and ${equalEntry(db, before.assumedAbsent)})`
-    : db``;
-  const written = db`update transcript set ${setOf(db, set)} where id = ${id} and xmin = ${before.rowVersion}::xid ${absent}
-    returning xmin::text as row_version`;
-  const emitted = events.length
-    ? db`, emitted as (insert into outbox (event_id, subject, payload) ${outboxRows(db, events)} cross join written order by e.position)`
-    : db``;
-  const logged = logWritten(db, id, parts.resetEvents, parts.appendedEvents);
-  const [row] = await db<{ row_version: string }[]>`with written as (${written}) ${logged} ${emitted} select row_version from written`;
+  const guard = before.assumedAbsent
+    ? [
+        unchanged,
+        db`and not exists (select from transcript_event e where e.transcript_id = ${id} and ${equalEntry(db, before.assumedAbsent)})`,
+      ]
+    : unchanged;
+  // The statement's parts as a list of fragments (postgres.js joins them), leaving out those with
+  // nothing to do: the pipelines' most frequent write runs through here, and every fragment costs.
+  const statement = [db`with written as (update transcript set ${setOf(db, set)} where ${guard} returning xmin::text as row_version)`];
+  if (logChanged(parts)) statement.push(logWritten(db, id, parts.resetEvents, parts.appendedEvents));
+  if (events.length) statement.push(db`, emitted as (${outboxInsert(db, events, true)})`);
+  const [row] = await db<{ row_version: string }[]>`${statement} select row_version from written`;
   return row?.row_version ?? null;
 }
 
