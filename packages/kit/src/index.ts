@@ -22,6 +22,7 @@ export * from "./service";
 export * from "./process";
 export * from "./storage/index";
 export * from "./media-token";
+export * from "./hs256-key";
 export * from "./http/addresses";
 export * from "./http/client";
 export * from "./http/retry";

@@ -2,6 +2,7 @@
 // SECRET_KEY, `{sub: user id, tid: transcript id, aud, exp}`: one transcript's audio, nothing else. Here rather than in the gateway so the service that builds
 // a transcript's audio link can mint one, and the gateway can verify it.
 import { SignJWT, jwtVerify } from "jose";
+import { hs256Key } from "./hs256-key";
 
 /**
  * The audience marks the token as a link token: the password backend refuses bearer tokens that carry
@@ -10,8 +11,6 @@ import { SignJWT, jwtVerify } from "jose";
  */
 export const MEDIA_TOKEN_AUDIENCE = "scribe:media";
 export const DEFAULT_MEDIA_TOKEN_TTL_SECONDS = 900;
-
-const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
 /** What a media token opens: one transcript's audio, for the user it was minted for. */
 export interface MediaTokenScope {
@@ -27,7 +26,7 @@ export async function mintMediaToken(secret: string, scope: MediaTokenScope, opt
     .setAudience(MEDIA_TOKEN_AUDIENCE)
     .setIssuedAt(now)
     .setExpirationTime(now + (opts.ttlSeconds ?? DEFAULT_MEDIA_TOKEN_TTL_SECONDS))
-    .sign(keyOf(secret));
+    .sign(await hs256Key(secret));
 }
 
 /**
@@ -36,7 +35,7 @@ export async function mintMediaToken(secret: string, scope: MediaTokenScope, opt
  */
 export async function verifyMediaToken(secret: string, token: string, transcriptId: string, now: Date): Promise<string | null> {
   try {
-    const { payload } = await jwtVerify(token, keyOf(secret), {
+    const { payload } = await jwtVerify(token, await hs256Key(secret), {
       algorithms: ["HS256"],
       audience: MEDIA_TOKEN_AUDIENCE,
       requiredClaims: ["sub", "exp", "tid"],

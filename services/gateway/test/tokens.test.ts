@@ -10,6 +10,7 @@ import {
   webSocketBearerToken,
 } from "../src/auth/tokens";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
+import { VerifiedTokens } from "../src/auth/verified-tokens";
 
 const SECRET = "unit-test-secret-0123456789";
 const now = new Date("2026-01-01T12:00:00Z");
@@ -41,7 +42,7 @@ describe("bearer credentials", () => {
 describe("password-mode tokens", () => {
   it("round-trip sub and email until they expire", async () => {
     const token = await signPasswordToken(SECRET, { sub: "u1", email: "a@b.c" }, { now, ttlSeconds: 86_400 });
-    expect(await verifyPasswordToken(SECRET, token, later(60))).toEqual({ sub: "u1", email: "a@b.c" });
+    expect(await verifyPasswordToken(SECRET, token, later(60))).toEqual({ sub: "u1", email: "a@b.c", exp: now.getTime() / 1000 + 86_400 });
     expect(await verifyPasswordToken(SECRET, token, later(86_401))).toBeNull();
   });
 
@@ -104,5 +105,50 @@ describe("API keys", () => {
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hashApiKey(SECRET, key)).toBe(hash);
     expect(hashApiKey("another-secret-0123456789", key)).not.toBe(hash);
+  });
+});
+
+describe("verified password tokens, kept until they expire", () => {
+  /** The cache over the real verification, counting how often it verifies. */
+  function counted(max?: number) {
+    const calls: string[] = [];
+    const tokens = new VerifiedTokens((token, at) => {
+      calls.push(token);
+      return verifyPasswordToken(SECRET, token, at);
+    }, max);
+    return { tokens, calls };
+  }
+  const signed = (sub: string, ttlSeconds = 60) => signPasswordToken(SECRET, { sub, email: null }, { now, ttlSeconds });
+
+  it("verifies a token once and answers it from memory until its exp, then refuses it as verification does", async () => {
+    const { tokens, calls } = counted();
+    const token = await signed("u1");
+    expect(await tokens.check(token, now)).toMatchObject({ sub: "u1" });
+    expect(await tokens.check(token, later(59))).toMatchObject({ sub: "u1" });
+    expect(calls).toHaveLength(1);
+    // At exp jose refuses it; so does the cache, and it asks the verification again.
+    expect(await verifyPasswordToken(SECRET, token, later(60))).toBeNull();
+    expect(await tokens.check(token, later(60))).toBeNull();
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keeps no refusal: a bad token is verified (and refused) every time", async () => {
+    const { tokens, calls } = counted();
+    const foreign = await signPasswordToken("another-secret-0123456789", { sub: "u1", email: null }, { now, ttlSeconds: 60 });
+    expect(await tokens.check(foreign, now)).toBeNull();
+    expect(await tokens.check(foreign, now)).toBeNull();
+    expect(calls).toHaveLength(2);
+  });
+
+  it("holds at most its bound, forgetting the oldest token first", async () => {
+    const { tokens, calls } = counted(2);
+    const [a, b, c] = [await signed("a"), await signed("b"), await signed("c")];
+    for (const t of [a, b, c]) await tokens.check(t, now);
+    calls.length = 0;
+    await tokens.check(c, now);
+    await tokens.check(b, now);
+    expect(calls).toEqual([]);
+    expect(await tokens.check(a, now)).toMatchObject({ sub: "a" });
+    expect(calls).toEqual([a]);
   });
 });

@@ -7,6 +7,7 @@ import { apiKeyOwner, upsertProviderUser } from "../store";
 import { MAX_API_KEY_LENGTH, hashApiKey } from "./api-keys";
 import { createIdpVerifier, type IdpClaims } from "./jwt";
 import { bearerToken, mintMediaToken, verifyMediaToken, verifyPasswordToken } from "./tokens";
+import { VerifiedTokens } from "./verified-tokens";
 
 export type AuthBackend = GatewayConfig["AUTH_BACKEND"];
 
@@ -83,13 +84,14 @@ export function createAuthenticator({ config, sql, log, now = systemClock }: Aut
   const secret = config.SECRET_KEY;
   const idp = backend === "jwt" ? createIdpVerifier(config) : null;
   const recent = new RecentProviderUsers();
+  const passwordTokens = new VerifiedTokens((token, at) => verifyPasswordToken(secret, token, at));
 
   const verifyToken = async (token: string): Promise<Caller> => {
     switch (backend) {
       case "none":
         return ANONYMOUS;
       case "password": {
-        const claims = await verifyPasswordToken(secret, token, now());
+        const claims = await passwordTokens.check(token, now());
         if (!claims) throw Unauthorized(INVALID);
         return { userId: claims.sub, email: claims.email, via: "bearer" };
       }

@@ -1,5 +1,6 @@
 // Where tokens travel and the password backend's own tokens (HS256 with SECRET_KEY,
 // `{sub: local user id, email, exp}`, behaviour §6.5). Identity-provider tokens are in ./jwt.ts.
+import { hs256Key } from "@scribe/kit";
 import { SignJWT, jwtVerify } from "jose";
 
 export { MEDIA_TOKEN_AUDIENCE, mintMediaToken, verifyMediaToken } from "@scribe/kit";
@@ -28,8 +29,6 @@ export function webSocketBearerToken(protocolHeader: string | undefined): string
   return scheme?.toLowerCase() === "bearer" && token ? token : null;
 }
 
-const keyOf = (secret: string) => new TextEncoder().encode(secret);
-
 export async function signPasswordToken(
   secret: string,
   claims: { sub: string; email: string | null },
@@ -40,7 +39,7 @@ export async function signPasswordToken(
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)
     .setExpirationTime(now + opts.ttlSeconds)
-    .sign(keyOf(secret));
+    .sign(await hs256Key(secret));
 }
 
 /**
@@ -48,11 +47,19 @@ export async function signPasswordToken(
  * tokens minted elsewhere with SECRET_KEY (tests, tools) work for users without a row. A token that
  * carries an audience was minted for something else (an audio link) and is refused.
  */
-export async function verifyPasswordToken(secret: string, token: string, now: Date): Promise<{ sub: string; email: string | null } | null> {
+export async function verifyPasswordToken(
+  secret: string,
+  token: string,
+  now: Date,
+): Promise<{ sub: string; email: string | null; exp: number } | null> {
   try {
-    const { payload } = await jwtVerify(token, keyOf(secret), { algorithms: ["HS256"], requiredClaims: ["sub", "exp"], currentDate: now });
+    const { payload } = await jwtVerify(token, await hs256Key(secret), {
+      algorithms: ["HS256"],
+      requiredClaims: ["sub", "exp"],
+      currentDate: now,
+    });
     if (payload.aud !== undefined || typeof payload.sub !== "string" || payload.sub === "") return null;
-    return { sub: payload.sub, email: typeof payload.email === "string" ? payload.email : null };
+    return { sub: payload.sub, email: typeof payload.email === "string" ? payload.email : null, exp: payload.exp! };
   } catch {
     return null;
   }
