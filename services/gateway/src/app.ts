@@ -1,7 +1,7 @@
 // The public HTTP API: middleware, routes and error mapping, as one Hono app (testable without a socket).
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { cors } from "hono/cors";
 import { bodyLimit } from "./http/body-limit";
+import { corsHeaders } from "./http/cors";
 import { errorResponse, validationHook } from "./http/errors";
 import { identity, requestContext, type AppEnv, type GatewayDeps } from "./http/context";
 import { authRoutes } from "./routes/auth";
@@ -32,7 +32,7 @@ export function createApp(deps: GatewayDeps, realtime?: Realtime): OpenAPIHono<A
     .filter(Boolean);
   app.use(
     "*",
-    cors({
+    corsHeaders({
       origin: origins.includes("*") ? (origin) => (deps.config.CORS_ALLOW_CREDENTIALS ? origin : "*") : origins,
       credentials: deps.config.CORS_ALLOW_CREDENTIALS,
       allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],

@@ -24,6 +24,7 @@ import {
 } from "@scribe/kit";
 import type { Authenticator } from "../auth/identity";
 import type { GatewayConfig } from "../config";
+import { setAnswerHeader } from "./answer-headers";
 
 export interface GatewayDeps {
   bus: Bus;
@@ -61,7 +62,7 @@ export function requestContext(deps: GatewayDeps): MiddlewareHandler<AppEnv> {
     c.set("deps", deps);
     const started = process.hrtime.bigint();
     await next();
-    c.header("x-request-id", requestId);
+    setAnswerHeader(c, "x-request-id", requestId);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = c.req.routePath || "unmatched";
     metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });

@@ -27,6 +27,8 @@ const MAX_QUERY_VALUE_LENGTH = 16_384;
 
 interface Template {
   segments: string[];
+  /** Per segment, the parameter it names (null: a static segment). */
+  params: (string | null)[];
   /** Static segments outrank parameters when several templates match. */
   staticCount: number;
 }
@@ -45,28 +47,32 @@ function problem(value: string, maxLength: number): string | null {
   return null;
 }
 
-function templatesOf(app: OpenAPIHono<AppEnv>): Template[] {
+/** The routes' path templates by their number of segments (what a request's path is matched against). */
+function templatesOf(app: OpenAPIHono<AppEnv>): Map<number, Template[]> {
   const paths = new Set<string>();
   for (const d of app.openAPIRegistry.definitions) if (d.type === "route") paths.add(d.route.path);
-  return [...paths].map((p) => {
+  const bySize = new Map<number, Template[]>();
+  for (const p of paths) {
     const segments = p.split("/");
-    return { segments, staticCount: segments.filter((s) => !/^\{\w+\}$/.test(s)).length };
-  });
+    const params = segments.map((s) => /^\{(\w+)\}$/.exec(s)?.[1] ?? null);
+    const template = { segments, params, staticCount: params.filter((n) => n === null).length };
+    bySize.set(segments.length, [...(bySize.get(segments.length) ?? []), template]);
+  }
+  return bySize;
 }
 
 export function inputGuard(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> {
-  let templates: Template[] | null = null;
+  let templates: Map<number, Template[]> | null = null;
   return async (c, next) => {
     templates ??= templatesOf(app);
     const url = new URL(c.req.url);
-    const raw = url.pathname.split("/");
-    const matching = templates
-      .filter((t) => t.segments.length === raw.length && t.segments.every((s, i) => /^\{\w+\}$/.test(s) || s === decode(raw[i]!)))
+    const values = url.pathname.split("/").map(decode);
+    const matching = (templates.get(values.length) ?? [])
+      .filter((t) => t.params.every((name, i) => name !== null || t.segments[i] === values[i]))
       .sort((a, b) => b.staticCount - a.staticCount)[0];
     const errors: { loc: string[]; msg: string; type: string }[] = [];
-    matching?.segments.forEach((s, i) => {
-      const name = /^\{(\w+)\}$/.exec(s)?.[1];
-      const msg = name ? problem(decode(raw[i]!), MAX_PATH_PARAM_LENGTH) : null;
+    matching?.params.forEach((name, i) => {
+      const msg = name ? problem(values[i]!, MAX_PATH_PARAM_LENGTH) : null;
       if (name && msg) errors.push({ loc: ["path", name], msg, type: "value_error" });
     });
     for (const [name, value] of url.searchParams) {
@@ -75,9 +81,9 @@ export function inputGuard(app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> 
       if (msg) errors.push({ loc: ["query", name.replace(CONTROL, "?")], msg, type: "value_error" });
     }
     if (errors.length) return c.json({ detail: errors }, 422);
-    for (const [i, s] of (matching?.segments ?? []).entries()) {
-      const notFound = UUID_PARAMS[/^\{(\w+)\}$/.exec(s)?.[1] ?? ""];
-      if (notFound && !UUID.test(decode(raw[i]!))) return c.json({ detail: notFound }, 404);
+    for (const [i, name] of (matching?.params ?? []).entries()) {
+      const notFound = name === null ? undefined : UUID_PARAMS[name];
+      if (notFound && !UUID.test(values[i]!)) return c.json({ detail: notFound }, 404);
     }
     return next();
   };
