@@ -1,13 +1,20 @@
 // GET /v1/transcripts/{id} through the real gateway and projection (auth, request/reply over NATS,
 // access check, the cached document) next to a bare Hono + postgres.js server answering the same
-// row with its topics (the baseline), in the same process and run (issue 20): closed-loop throughput
-// of a 10-minute transcript (goal ≥ 0.8x bare), latency at a fixed offered rate for a 1-minute one
-// (goal p99 ≤ 15 ms at 500 req/s), and revalidation (If-None-Match → 304).
+// row with its topics (the baseline, bare-transcript-server.ts), in the same run (issue 20):
+// closed-loop throughput of a 10-minute transcript (goal ≥ 0.8x bare), latency at a fixed offered
+// rate for a 1-minute one (goal p99 ≤ 15 ms at 500 req/s), and revalidation (If-None-Match → 304).
+// The gateway, the projection and the bare server each run in a process of their own, as deployed;
+// this process only sends the requests, so its own work and garbage do not stall their answers.
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
-import postgres from "postgres";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
+import { killServiceProcess } from "../test/support/service-process";
+import { killReplica, startReplica, untilReady, type Replica } from "../test/support/service-replicas";
 import { startSystem } from "../test/support/system";
 import { meetingWords, topicRecord, TranscriptWriter } from "../test/support/transcripts";
 import { formatNumber, percentile, report } from "./report";
@@ -48,7 +55,7 @@ async function atRate(
   rate: number,
   seconds = SECONDS,
 ): Promise<{ p50: number; p99: number; unanswered: number; loopMaxMs: number; gcPauses: number[]; stolen: string }> {
-  // The services run in this process: what stalled its event loop stalls their answers too.
+  // This process times the answers: what stalls its event loop delays them too.
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const gcPauses: number[] = [];
   const gc = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((e) => e.duration)));
@@ -95,34 +102,46 @@ async function atRate(
   };
 }
 
-/** The baseline: the same row and its topics, read and serialised with nothing around it. */
-function bareServer(databaseUrl: string): Promise<{ origin: string; close(): Promise<void> }> {
-  const sql = postgres(databaseUrl, { max: 3, onnotice: () => {}, connection: { search_path: "projection,public" } });
-  const app = new Hono();
-  app.get("/v1/transcripts/:id", async (c) => {
-    const [row] =
-      await sql`select t.*, coalesce((select json_agg(p.topic order by p.position) from topic p where p.transcript_id = t.id), '[]') as topics
-      from transcript t where t.id = ${c.req.param("id")}`;
-    return row ? c.json(row) : c.notFound();
+/** The baseline (bare-transcript-server.ts) in a process of its own. */
+async function bareServer(databaseUrl: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("bare-transcript-server.ts", import.meta.url))], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
   });
-  return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
-      resolve({
-        origin: `http://127.0.0.1:${info.port}`,
-        close: async () => {
-          await new Promise((done) => server.close(done));
-          await sql.end({ timeout: 5 });
-        },
-      }),
-    );
-  });
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`bare server exited with ${code}`))));
+  const port = await Promise.race([createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next(), exited]);
+  return { origin: `http://127.0.0.1:${String(port.value).trim()}`, close: () => killServiceProcess(child) };
+}
+
+/** The gateway's count of transcript reads answered within each bucket of its duration histogram (ms; Infinity: all). */
+async function gatewayDurations(gateway: Replica): Promise<Map<number, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${gateway.opsPort}/metrics`)).text();
+  const counts = new Map<number, number>();
+  for (const m of text.matchAll(
+    /^scribe_http_request_duration_seconds_bucket\{le="([^"]+)",method="GET",route="\/v1\/transcripts\/:transcript_id"\} (\d+)$/gm,
+  ))
+    counts.set(m[1] === "+Inf" ? Infinity : Math.round(Number(m[1]) * 1000), Number(m[2]));
+  return counts;
+}
+
+/** The services in processes of their own (`scribe up <service>`), on the system's database and bus prefix. */
+async function serviceProcesses(env: Record<string, string>, logDir: string): Promise<{ gateway: Replica; all: Replica[] }> {
+  const all = await Promise.all(
+    ["projection", "gateway"].map((name) => startReplica({ name, services: [name], env: { ...env, LOG_LEVEL: "warn" }, logDir })),
+  );
+  await Promise.all(all.map((r) => untilReady(r, 60_000)));
+  return { gateway: all.find((r) => r.name === "gateway")!, all };
 }
 
 export default async function bench(): Promise<void> {
-  const sys = await startSystem({ label: "benchreads", services: ["projection", "gateway"] });
+  // The system's database, bus prefix and credentials; its services run as processes below.
+  const sys = await startSystem({ label: "benchreads", services: [] });
+  const logDir = await mkdtemp(join(tmpdir(), "scribe-bench-reads-"));
+  const services = await serviceProcesses(sys.env, logDir);
   const tw = await TranscriptWriter.connect(sys.prefix);
   const bare = await bareServer(sys.db.url);
-  const scribe = new Pool(sys.baseUrl, { connections: CONCURRENCY });
+  const scribe = new Pool(`http://127.0.0.1:${services.gateway.port}`, { connections: CONCURRENCY });
   const baseline = new Pool(bare.origin, { connections: CONCURRENCY });
   try {
     async function transcriptOf(minutes: number): Promise<string> {
@@ -177,7 +196,9 @@ export default async function bench(): Promise<void> {
     );
 
     const bareLatency = await atRate(baseline, one, {}, OFFERED);
+    const gatewayBefore = await gatewayDurations(services.gateway);
     const latency = await atRate(scribe, one, auth, OFFERED);
+    const gatewayAfter = await gatewayDurations(services.gateway);
     const bareP99 = { name: "bare p99", value: bareLatency.p99, unit: "ms", label: "bare p99" };
     console.log(
       `bare, 1-minute transcript at ${OFFERED} req/s offered: p50 ${formatNumber(bareLatency.p50)} ms, p99 ${formatNumber(bareLatency.p99)} ms, ${bareLatency.unanswered} unanswered`,
@@ -188,8 +209,12 @@ export default async function bench(): Promise<void> {
       ["Scribe", latency],
     ] as const)
       console.log(
-        `  while ${who} was timed: the process's event loop stalled ${formatNumber(run.loopMaxMs)} ms at most; ${run.gcPauses.length} GC pauses, ${formatNumber(run.gcPauses.reduce((a, b) => a + b, 0))} ms in all, the longest ${formatNumber(Math.max(0, ...run.gcPauses))} ms; CPU time stolen by the hypervisor: ${run.stolen}`,
+        `  while ${who} was timed: the load generator's event loop stalled ${formatNumber(run.loopMaxMs)} ms at most; ${run.gcPauses.length} GC pauses, ${formatNumber(run.gcPauses.reduce((a, b) => a + b, 0))} ms in all, the longest ${formatNumber(Math.max(0, ...run.gcPauses))} ms; CPU time stolen by the hypervisor: ${run.stolen}`,
       );
+    const within = (ms: number) => (gatewayAfter.get(ms) ?? 0) - (gatewayBefore.get(ms) ?? 0);
+    console.log(
+      `  inside the gateway (its request-duration histogram): ${within(5)} answered within 5 ms, ${within(10)} within 10 ms, ${within(25)} within 25 ms, of ${within(Infinity)}`,
+    );
     report({ name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p50`, value: latency.p50, unit: "ms" });
     report(
       { name: `GET /v1/transcripts/{id}, 1-minute transcript at ${OFFERED} req/s offered, p99`, value: latency.p99, unit: "ms" },
@@ -204,6 +229,8 @@ export default async function bench(): Promise<void> {
     await baseline.destroy();
     await bare.close();
     await tw.close();
+    await Promise.all(services.all.map(killReplica));
     await sys.stop();
+    await rm(logDir, { recursive: true, force: true });
   }
 }
