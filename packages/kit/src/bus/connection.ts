@@ -23,9 +23,6 @@ export async function connectBus(opts: { url: string; prefix: string; name: stri
     name: opts.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
-    // nats.js otherwise builds two errors (stack traces) for every request in case it fails: a few
-    // per cent of the gateway's CPU per read. A failed request still names its subject (rpc.ts).
-    noAsyncTraces: true,
   });
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
