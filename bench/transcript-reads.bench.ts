@@ -136,7 +136,7 @@ async function serviceProcesses(env: Record<string, string>, logDir: string): Pr
 
 export default async function bench(): Promise<void> {
   // The system's database, bus prefix and credentials; its services run as processes below.
-  const sys = await startSystem({ label: "benchreads", services: [] });
+  const sys = await startSystem({ label: "benchreads", services: "none" });
   const logDir = await mkdtemp(join(tmpdir(), "scribe-bench-reads-"));
   const services = await serviceProcesses(sys.env, logDir);
   const tw = await TranscriptWriter.connect(sys.prefix);

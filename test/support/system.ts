@@ -54,7 +54,8 @@ export interface TestSystem {
 
 export interface SystemOptions {
   label: string;
-  services?: string[];
+  /** The services this process runs: every one when omitted or empty; "none" for a caller that runs them as processes of its own (with `env`). */
+  services?: string[] | "none";
   env?: Record<string, string>;
   auth?: AuthMode;
   /** The services' DATABASE_URL from the test database's (e.g. through a TCP proxy that can go away). */
@@ -96,7 +97,7 @@ export async function startSystem(opts: SystemOptions): Promise<TestSystem> {
   };
   let running: RunningProcess;
   try {
-    running = await startProcess(servicesByName(opts.services ?? []), env);
+    running = await startProcess(opts.services === "none" ? [] : servicesByName(opts.services ?? []), env);
   } catch (e) {
     if (ownIdp) await idp.close();
     await db.drop();
