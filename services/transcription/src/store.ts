@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { OutgoingEvent } from "@scribe/contracts";
 import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState, webvttGzip } from "@scribe/contracts";
-import type { Db } from "@scribe/kit";
+import { emit, type Db } from "@scribe/kit";
 import { z } from "zod";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
 
@@ -195,31 +195,26 @@ function outboxPayloads(events: readonly OutgoingEvent[]): string[] {
 }
 
 /**
- * The insert of `events` into the outbox, in order; `afterWritten`: only if the statement's CTE
- * `written` wrote the row (joined with it). Most writes emit one event: it goes as plain parameters,
- * as a text array would escape (copy) its payload on the way; several go as arrays, one statement
- * for any count.
+ * The insert of `events` into the outbox, in order, only if the statement's CTE `written` wrote the
+ * row (joined with it). Most writes emit one event: it goes as plain parameters, as a text array
+ * would escape (copy) its payload on the way; several go as arrays, one statement for any count.
  */
-function outboxInsert(db: Db, events: readonly OutgoingEvent[], afterWritten: boolean) {
+function outboxInsertAfterWritten(db: Db, events: readonly OutgoingEvent[]) {
   const payloads = outboxPayloads(events);
-  if (events.length === 1) {
-    const [e, payload] = [events[0]!, payloads[0]!];
-    return afterWritten
-      ? db`insert into outbox (event_id, subject, payload) select ${e.event.id}::uuid, ${e.subject}::text, ${payload}::text from written`
-      : db`insert into outbox (event_id, subject, payload) values (${e.event.id}::uuid, ${e.subject}, ${payload})`;
-  }
-  const rows = db`select e.event_id, e.subject, e.payload
+  if (events.length === 1)
+    return db`insert into outbox (event_id, subject, payload)
+      select ${events[0]!.event.id}::uuid, ${events[0]!.subject}::text, ${payloads[0]!}::text from written`;
+  return db`insert into outbox (event_id, subject, payload) select e.event_id, e.subject, e.payload
     from unnest(${events.map((e) => e.event.id)}::uuid[], ${events.map((e) => e.subject)}::text[], ${payloads}::text[])
-      with ordinality as e(event_id, subject, payload, position)`;
-  return afterWritten
-    ? db`insert into outbox (event_id, subject, payload) ${rows} cross join written order by e.position`
-    : db`insert into outbox (event_id, subject, payload) ${rows} order by e.position`;
+      with ordinality as e(event_id, subject, payload, position)
+    cross join written order by e.position`;
 }
 
-/** Record `events` in the outbox, in order, in the caller's transaction. */
+/** Record `events` in the outbox, in order, in the caller's transaction (kit's `emit`, once they passed the WebVTT check). */
 export async function emitEvents(db: Db, events: readonly OutgoingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await outboxInsert(db, events, false);
+  outboxPayloads(events); // the check only: emit serialises them itself
+  await emit(db, [...events]);
 }
 
 /**
@@ -254,7 +249,7 @@ export async function saveIfUnchanged(
   // nothing to do: the pipelines' most frequent write runs through here, and every fragment costs.
   const statement = [db`with written as (update transcript set ${setOf(db, set)} where ${guard} returning xmin::text as row_version)`];
   if (logChanged(parts)) statement.push(logWritten(db, id, parts.resetEvents, parts.appendedEvents));
-  if (events.length) statement.push(db`, emitted as (${outboxInsert(db, events, true)})`);
+  if (events.length) statement.push(db`, emitted as (${outboxInsertAfterWritten(db, events)})`);
   const [row] = await db<{ row_version: string }[]>`${statement} select row_version from written`;
   return row?.row_version ?? null;
 }

@@ -49,13 +49,14 @@ function countingStream(body: ReadableStream<Uint8Array>, maxBytes: number, onOv
 export function bodyLimit(limits: BodyLimitSettings): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const declared = c.req.header("content-length");
+    const chunked = c.req.header("transfer-encoding") !== undefined;
     // A request without a body (every GET) is left as it came: reading `c.req.raw` makes the Node
     // adapter build a whole Fetch Request, a good part of a small read's cost.
-    if ((declared === undefined || declared === "0") && !c.req.header("transfer-encoding")) return next();
+    if ((declared === undefined || declared === "0") && !chunked) return next();
     const body = c.req.raw.body;
     if (!body) return next();
     const { maxBytes, streamed } = bodyLimitFor(c.req.path, limits);
-    if (declared !== undefined && !c.req.header("transfer-encoding") && Number(declared) > maxBytes) throw tooLargeClosing(c, maxBytes);
+    if (declared !== undefined && !chunked && Number(declared) > maxBytes) throw tooLargeClosing(c, maxBytes);
     if (streamed) {
       // Upload chunks are streamed to storage by the handler; the overflow error surfaces there.
       const counted = countingStream(body, maxBytes, () => tooLargeClosing(c, maxBytes));
