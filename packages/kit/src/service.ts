@@ -94,69 +94,17 @@ export async function startService<S extends z.ZodObject>(
       },
       { ...waiting, retryable: databaseNotUpYet },
     );
-    const bus = await untilConnected(
-      "NATS",
-      async () => {
-        const connected = await connectBus({
-          url: config.NATS_URL,
-          prefix: config.NATS_PREFIX,
-          name: `scribe-${def.name}`,
-          streamReplicas: config.NATS_STREAM_REPLICAS,
-        });
-        try {
-          await ensureStreams(connected);
-        } catch (e) {
-          await connected.close().catch(() => {});
-          throw e;
-        }
-        return connected;
-      },
-      { ...waiting, retryable: natsNotUpYet },
-    );
-    cleanup.unshift(() => bus.close());
-    opts.progress?.(null);
-
-    const relay = new OutboxRelay({
-      sql,
-      bus,
-      schema: def.name,
-      log,
-      pollMs: config.OUTBOX_POLL_MS,
-      refusedRetryMs: config.OUTBOX_REFUSED_RETRY_MS,
+    // Everything after the connection talks to NATS too (the outbox's stream, a service's buckets and
+    // subscriptions, its consumers): a JetStream request that times out there (a cluster electing a
+    // leader, a node restarting) is the same wait as a refused connection. The attempt is undone and
+    // the service started again on a new connection, so nothing of a failed attempt stays behind.
+    const started = await untilConnected("NATS", () => startOnBus(def, { config, log, sql, clock: opts.clock ?? systemClock }), {
+      ...waiting,
+      retryable: (e) => natsNotUpYet(e) || databaseNotUpYet(e),
     });
-    const rpc = new RpcServer(bus, log, `scribe-${def.name}`);
-    const consumers: ConsumerRunner[] = [];
-    const stopHooks: (() => Promise<void>)[] = [];
-    const checks: (() => Promise<string | null>)[] = [];
-    const clock = opts.clock ?? systemClock;
-    const runtime: ServiceRuntime<z.infer<S>> = {
-      name: def.name,
-      config,
-      log,
-      sql,
-      bus,
-      rpc,
-      clock,
-      consume: (c) => {
-        const runner = new ConsumerRunner({
-          maxDeliver: config.CONSUMER_MAX_DELIVER,
-          ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
-          ...c,
-          bus,
-          sql,
-          log,
-          clock,
-        });
-        consumers.push(runner);
-        return runner;
-      },
-      onStop: (fn) => void stopHooks.push(fn),
-      addReadinessCheck: (fn) => void checks.push(fn),
-    };
-    await relay.start();
-    cleanup.unshift(() => relay.stop());
-    const exports = (await def.start(runtime)) ?? {};
-    for (const c of consumers) await c.start();
+    const { bus, rpc, runtime, exports, consumers, stopHooks, checks } = started;
+    cleanup.unshift(...started.cleanup);
+    opts.progress?.(null);
     log.info({ consumers: consumers.map((c) => c.durable) }, "service started");
 
     let stopping: Promise<void> | null = null;
@@ -177,10 +125,7 @@ export async function startService<S extends z.ZodObject>(
       stop() {
         stopping ??= (async () => {
           log.info("stopping: no new requests, finishing in-flight work");
-          await rpc.stop();
-          for (const fn of stopHooks.reverse()) await fn().catch((e) => log.error({ err: e }, "stop hook failed"));
-          await Promise.all(consumers.map((c) => c.stop()));
-          for (const fn of cleanup) await fn().catch((e) => log.error({ err: e }, "cleanup failed"));
+          await stopInOrder({ rpc, stopHooks, consumers, cleanup }, (e, what) => log.error({ err: e }, `${what} failed`));
           log.info("stopped");
         })();
         return stopping;
@@ -190,4 +135,109 @@ export async function startService<S extends z.ZodObject>(
     for (const fn of cleanup) await fn().catch(() => {});
     throw e;
   }
+}
+
+interface StartedOnBus<S extends z.ZodObject> {
+  bus: Bus;
+  rpc: RpcServer;
+  runtime: ServiceRuntime<z.infer<S>>;
+  exports: Record<string, unknown>;
+  consumers: ConsumerRunner[];
+  stopHooks: (() => Promise<void>)[];
+  checks: (() => Promise<string | null>)[];
+  /** Closes the relay, then the connection (in that order). */
+  cleanup: (() => Promise<void>)[];
+}
+
+/** One attempt at the part of start-up that needs NATS; a failed attempt undoes what it started. */
+async function startOnBus<S extends z.ZodObject>(
+  def: ServiceDefinition<S>,
+  deps: { config: BaseConfig & z.infer<S>; log: Logger; sql: Sql; clock: Clock },
+): Promise<StartedOnBus<S>> {
+  const { config, log, sql, clock } = deps;
+  const bus = await connectBus({
+    url: config.NATS_URL,
+    prefix: config.NATS_PREFIX,
+    name: `scribe-${def.name}`,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+  });
+  const relay = new OutboxRelay({
+    sql,
+    bus,
+    schema: def.name,
+    log,
+    pollMs: config.OUTBOX_POLL_MS,
+    refusedRetryMs: config.OUTBOX_REFUSED_RETRY_MS,
+  });
+  const rpc = new RpcServer(bus, log, `scribe-${def.name}`);
+  const consumers: ConsumerRunner[] = [];
+  const stopHooks: (() => Promise<void>)[] = [];
+  const checks: (() => Promise<string | null>)[] = [];
+  const runtime: ServiceRuntime<z.infer<S>> = {
+    name: def.name,
+    config,
+    log,
+    sql,
+    bus,
+    rpc,
+    clock,
+    consume: (c) => {
+      const runner = new ConsumerRunner({
+        maxDeliver: config.CONSUMER_MAX_DELIVER,
+        ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+        ...c,
+        bus,
+        sql,
+        log,
+        clock,
+      });
+      consumers.push(runner);
+      return runner;
+    },
+    onStop: (fn) => void stopHooks.push(fn),
+    addReadinessCheck: (fn) => void checks.push(fn),
+  };
+  let relayStarted = false;
+  try {
+    await ensureStreams(bus);
+    await relay.start();
+    relayStarted = true;
+    const exports = (await def.start(runtime)) ?? {};
+    for (const c of consumers) await c.start();
+    return {
+      bus,
+      rpc,
+      runtime,
+      exports,
+      consumers,
+      stopHooks,
+      checks,
+      cleanup: [() => relay.stop(), () => bus.close()],
+    };
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, "start-up failed: undoing what this attempt started");
+    const cleanup = relayStarted ? [() => relay.stop(), () => bus.close()] : [() => bus.close()];
+    await stopInOrder({ rpc, stopHooks, consumers, cleanup }, () => {});
+    throw e;
+  }
+}
+
+/**
+ * A service's parts stopped in the order that loses nothing: no new requests (those in flight
+ * answer), the service's own stop hooks (last registered first), the consumers' batches, then
+ * `cleanup` (the relay, the connection, the database).
+ */
+async function stopInOrder(
+  parts: {
+    rpc: RpcServer;
+    stopHooks: (() => Promise<void>)[];
+    consumers: ConsumerRunner[];
+    cleanup: (() => Promise<void>)[];
+  },
+  failed: (e: unknown, what: string) => void,
+): Promise<void> {
+  await parts.rpc.stop().catch((e) => failed(e, "request/reply stop"));
+  for (const fn of [...parts.stopHooks].reverse()) await fn().catch((e) => failed(e, "stop hook"));
+  await Promise.all(parts.consumers.map((c) => c.stop().catch((e) => failed(e, "consumer stop"))));
+  for (const fn of parts.cleanup) await fn().catch((e) => failed(e, "cleanup"));
 }

@@ -47,14 +47,17 @@ export async function untilConnected<T>(
 export const databaseNotUpYet = isDatabaseUnreachable;
 
 /**
- * NATS that is down or unreachable. The client reports these as connection errors (refused,
- * timed out, closed); a malformed URL or refused credentials are not worth waiting for.
+ * NATS that is down, unreachable or not serving JetStream yet. The client reports these as
+ * connection errors (refused, timed out, closed), a request nobody answers (no responders, a
+ * timeout) or JetStream's own 503 (a cluster without a leader); a malformed URL or refused
+ * credentials are not worth waiting for.
  */
 export function natsNotUpYet(e: unknown): boolean {
-  const err = e as { code?: unknown; name?: unknown; message?: unknown } | null;
+  const err = e as { code?: unknown; name?: unknown; message?: unknown; status?: unknown } | null;
   const text = `${String(err?.name ?? "")} ${String(err?.code ?? "")} ${String(err?.message ?? "")}`;
   if (/auth|permission|invalid url|parse/i.test(text)) return false;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|CONNECTION_REFUSED|timeout|closed|disconnect|connect/i.test(
+  if (err?.status === 503) return true;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|CONNECTION_REFUSED|timeout|closed|disconnect|connect|no ?responders|temporarily unavailable/i.test(
     text,
   );
 }
