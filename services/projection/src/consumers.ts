@@ -57,7 +57,11 @@ export const FOLDED: { stream: StreamName; consumer: string; handlers: EventHand
 ];
 
 /**
- * Read models start from the beginning of each stream. Batches of 500 (the kit's default is 100):
+ * Read models start from the beginning of each stream, and one replica at a time applies each
+ * (exclusive): a transcript's version in the read model means every event up to it was applied,
+ * which holds only while its stream is applied in order (two replicas sharing the stream applied a
+ * topic before its transcript, and the version said "reached" with a topic missing). The other
+ * replicas serve reads and stand by. Batches of 500 (the kit's default is 100):
  * a batch's commit and pull round are spread over more events (`pnpm bench projection`, with one
  * statement per event: 0.23x → 0.33x of the consumer machinery alone). Since a run of a batch is
  * one statement, larger batches measured the same (1,000 and 2,000: within the noise of 500).
@@ -73,6 +77,7 @@ export function registerConsumers<C>(rt: ServiceRuntime<C>): { stream: StreamNam
       prepareBatch: planInOrder,
       batchSize: 500,
       deliverPolicy: "all",
+      exclusive: true,
     }),
   }));
 }

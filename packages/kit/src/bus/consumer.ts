@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { systemClock, type Clock } from "../clock";
 import type { Sql, Tx } from "../db";
 import { isAppError } from "../errors";
+import { leaseSession, type LeaseSession } from "../lease";
 import { metrics } from "../metrics";
 import type { Bus } from "./connection";
 
@@ -57,10 +58,23 @@ export interface ConsumerOptions {
   backoffMs?: (deliveryCount: number) => number;
   /** Stamps dead letters with the time they were set aside (the service's clock). */
   clock?: Clock;
+  /**
+   * One replica at a time applies this consumer, so its events are applied in stream order (a read
+   * model whose versions mean "everything up to here"). The replicas share a lease (lease.ts); the
+   * others wait for it, and the one that takes it over first lets the events its predecessor was
+   * given be acknowledged, or (a predecessor that died) come back after ackWaitMs, so they are
+   * applied before the ones after them. Without it, replicas share the stream's events between
+   * them and apply them side by side.
+   */
+  exclusive?: boolean;
 }
 
 /** How long one pull round waits for messages; bounds how long stop() can take. */
 const PULL_EXPIRES_MS = 1000;
+/** How often a replica waiting for an exclusive consumer's lease tries to take it. */
+const LEASE_RETRY_MS = 1000;
+/** How often a new lease holder asks whether its predecessor's events have been acknowledged. */
+const HANDOVER_POLL_MS = 100;
 
 export const defaultBackoff = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.max(0, deliveryCount - 1));
 
@@ -110,12 +124,18 @@ export class ConsumerRunner {
   private readonly maxDeliver: number;
   private readonly batchSize: number;
   private readonly backoff: (n: number) => number;
+  private readonly lease: LeaseSession | null;
+  private readonly leaseName: string;
+  /** Wakes a replica waiting for the lease, or for its predecessor's events, when it is stopped. */
+  private wakeWaiting: (() => void) | null = null;
 
   constructor(private readonly opts: ConsumerOptions) {
     this.durable = durableName(opts.name);
     this.maxDeliver = opts.maxDeliver ?? 8;
     this.batchSize = opts.batchSize ?? 100;
     this.backoff = opts.backoffMs ?? defaultBackoff;
+    this.lease = opts.exclusive ? leaseSession(opts.sql) : null;
+    this.leaseName = `consumer:${opts.bus.prefix}:${this.opts.stream}:${this.durable}`;
   }
 
   /**
@@ -185,10 +205,16 @@ export class ConsumerRunner {
    */
   private async pull(consumer: Consumer): Promise<void> {
     let failures = 0;
+    let leased = false;
     while (!this.stopping) {
       // Up to three batches ahead: what maxAckPending lets the server send beside the batch being applied.
       if (this.buffer.length >= this.batchSize * 3) {
         await new Promise<void>((resolve) => (this.drained = resolve));
+        continue;
+      }
+      if (this.lease && !(leased && (await this.lease.holds(this.leaseName)))) {
+        if (leased) this.leaseLost();
+        leased = await this.takeLease();
         continue;
       }
       try {
@@ -209,13 +235,59 @@ export class ConsumerRunner {
     this.kick?.();
   }
 
-  /** Stop pulling, finish what was already received, then return. */
+  /**
+   * Waits until this replica holds the exclusive lease and its predecessor's events are settled
+   * (see ConsumerOptions.exclusive); false when stopped meanwhile.
+   */
+  private async takeLease(): Promise<boolean> {
+    const { log, name, bus } = this.opts;
+    let waitingLogged = false;
+    while (!this.stopping) {
+      const acquired = await this.lease!.tryAcquire(this.leaseName).catch((e: unknown) => {
+        log.warn({ err: e, consumer: name }, "could not ask for the consumer's lease; retrying");
+        return false;
+      });
+      if (acquired) break;
+      if (!waitingLogged) log.info({ consumer: name }, "another replica applies this consumer: standing by");
+      waitingLogged = true;
+      await this.pause(LEASE_RETRY_MS);
+    }
+    if (this.stopping) return false;
+    // Events given to the replica before are applied and acknowledged first; those of one that died
+    // come back once their ack wait is over, and a pull then hands them out before any later one.
+    const until = performance.now() + (this.opts.ackWaitMs ?? 30_000) + 2_000;
+    for (;;) {
+      const info = await bus.jsm.consumers.info(bus.stream(this.opts.stream), this.durable).catch(() => null);
+      if ((info && info.num_ack_pending === 0) || performance.now() >= until || this.stopping) break;
+      await this.pause(HANDOVER_POLL_MS);
+    }
+    log.info({ consumer: name }, "this replica applies the consumer now (lease taken)");
+    return !this.stopping;
+  }
+
+  /** The lease went with its session: what was pulled and not yet applied goes back, in order. */
+  private leaseLost(): void {
+    const unapplied = this.buffer.splice(0);
+    this.opts.log.warn({ consumer: this.opts.name, returned: unapplied.length }, "lost the consumer's lease: handing its events back");
+    for (const m of unapplied) m.nak();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ((this.wakeWaiting = null), resolve()), ms);
+      this.wakeWaiting = () => (clearTimeout(timer), resolve());
+    });
+  }
+
+  /** Stop pulling, finish what was already received, then return (and give the lease up). */
   async stop(): Promise<void> {
     this.stopping = true;
     this.drained?.();
+    this.wakeWaiting?.();
     await this.pump;
     this.kick?.();
     await this.worker;
+    await this.lease?.release(this.leaseName).catch(() => {});
   }
 
   /**
