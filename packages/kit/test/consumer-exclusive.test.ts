@@ -30,7 +30,10 @@ afterAll(async () => env.close());
 async function replica(name: string, label: string, opts: { hangAt?: number; exclusive?: boolean } = {}) {
   const sql: Sql = connectDb(env.db.url, { schema: env.schema, max: 3 });
   const bus: Bus = await connectBus({ url: TEST_NATS_URL, prefix: env.bus.prefix, name: `exclusive-${label}` });
-  closing.push(() => bus.close(), () => sql.end({ timeout: 1 }));
+  closing.push(
+    () => bus.close(),
+    () => sql.end({ timeout: 1 }),
+  );
   const handlers: EventHandlers = {
     "room.created": async (tx, _ev, ctx) => {
       if (ctx.streamSeq === opts.hangAt) await new Promise(() => {});

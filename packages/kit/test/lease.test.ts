@@ -45,7 +45,9 @@ describe("lease session", () => {
     const a = new LeaseSession(aPool);
     const b = new LeaseSession(replicaPool());
     expect(await a.tryAcquire("consumer:z")).toBe(true);
-    const [holder] = await adminPool<{ pid: number }[]>`select pid from pg_locks where locktype = 'advisory' and granted and objid = hashtext('consumer:z')::oid`;
+    const [holder] = await adminPool<
+      { pid: number }[]
+    >`select pid from pg_locks where locktype = 'advisory' and granted and objid = hashtext('consumer:z')::oid`;
     await adminPool`select pg_terminate_backend(${holder!.pid})`;
     expect(await a.holds("consumer:z")).toBe(false);
     expect(await b.tryAcquire("consumer:z")).toBe(true);

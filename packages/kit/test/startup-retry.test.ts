@@ -86,7 +86,13 @@ describe("start-up after the connection", () => {
     await expect(
       startService(
         def,
-        { DATABASE_URL: env.db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: testPrefix("startfail2"), MIGRATE_ON_START: "false", LOG_LEVEL: "silent" },
+        {
+          DATABASE_URL: env.db.url,
+          NATS_URL: TEST_NATS_URL,
+          NATS_PREFIX: testPrefix("startfail2"),
+          MIGRATE_ON_START: "false",
+          LOG_LEVEL: "silent",
+        },
         { log },
       ),
     ).rejects.toThrow(/not a platform/);
