@@ -19,13 +19,15 @@ export interface DbOptions {
   applicationName?: string;
   /** Session settings of every connection (e.g. planner settings a service's queries need). */
   settings?: Record<string, string>;
+  /** Seconds an idle connection stays open (30); 0 keeps it (a connection that holds session locks). */
+  idleTimeout?: number;
 }
 
 export function connectDb(url: string, opts: DbOptions): Sql {
   const schema = assertSchemaName(opts.schema);
   return postgres(url, {
     max: opts.max ?? 10,
-    idle_timeout: 30,
+    idle_timeout: opts.idleTimeout ?? 30,
     connect_timeout: 10,
     onnotice: () => {},
     connection: { ...opts.settings, search_path: `${schema},public`, application_name: opts.applicationName ?? `scribe-${schema}` },

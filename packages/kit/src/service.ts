@@ -10,6 +10,7 @@ import { OutboxRelay } from "./bus/outbox";
 import { RpcServer } from "./bus/rpc";
 import { BaseConfig, loadConfig, type Env } from "./config";
 import { connectDb, pingDb, type Sql } from "./db";
+import { LeaseSession } from "./lease";
 import { createLogger } from "./logger";
 import { migrate, serviceMigrations } from "./migrate";
 import type { ReadinessSource } from "./ops-server";
@@ -145,7 +146,7 @@ interface StartedOnBus<S extends z.ZodObject> {
   consumers: ConsumerRunner[];
   stopHooks: (() => Promise<void>)[];
   checks: (() => Promise<string | null>)[];
-  /** Closes the relay, then the connection (in that order). */
+  /** Closes the relay, the leases' session, then the connection (in that order). */
   cleanup: (() => Promise<void>)[];
 }
 
@@ -173,6 +174,13 @@ async function startOnBus<S extends z.ZodObject>(
   const consumers: ConsumerRunner[] = [];
   const stopHooks: (() => Promise<void>)[] = [];
   const checks: (() => Promise<string | null>)[] = [];
+  // Exclusive consumers' leases, on a connection of their own (opened when one is first asked for).
+  let leases: LeaseSession | null = null;
+  const leaseSession = () =>
+    (leases ??= new LeaseSession(
+      connectDb(config.DATABASE_URL, { schema: def.name, max: 1, idleTimeout: 0, applicationName: `scribe-${def.name}-leases` }),
+    ));
+  const closeLeases = async () => void (await leases?.close());
   const runtime: ServiceRuntime<z.infer<S>> = {
     name: def.name,
     config,
@@ -190,6 +198,7 @@ async function startOnBus<S extends z.ZodObject>(
         sql,
         log,
         clock,
+        leases: c.exclusive ? leaseSession() : undefined,
       });
       consumers.push(runner);
       return runner;
@@ -212,11 +221,11 @@ async function startOnBus<S extends z.ZodObject>(
       consumers,
       stopHooks,
       checks,
-      cleanup: [() => relay.stop(), () => bus.close()],
+      cleanup: [() => relay.stop(), closeLeases, () => bus.close()],
     };
   } catch (e) {
     log.warn({ err: (e as Error).message }, "start-up failed: undoing what this attempt started");
-    const cleanup = relayStarted ? [() => relay.stop(), () => bus.close()] : [() => bus.close()];
+    const cleanup = [...(relayStarted ? [() => relay.stop()] : []), closeLeases, () => bus.close()];
     await stopInOrder({ rpc, stopHooks, consumers, cleanup }, () => {});
     throw e;
   }

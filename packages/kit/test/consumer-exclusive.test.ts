@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectBus, type Bus } from "../src/bus/connection";
 import { ConsumerRunner, type EventHandlers } from "../src/bus/consumer";
 import { connectDb, type Sql } from "../src/db";
+import { LeaseSession } from "../src/lease";
 import { eventually, TEST_NATS_URL } from "../src/testing";
 import { kitEnv, log, sampleRoom, type KitEnv } from "./helpers";
 
@@ -29,10 +30,12 @@ afterAll(async () => env.close());
 /** A replica of its own: own pool (own lease session) and own NATS connection, as another process has. */
 async function replica(name: string, label: string, opts: { hangAt?: number; exclusive?: boolean } = {}) {
   const sql: Sql = connectDb(env.db.url, { schema: env.schema, max: 3 });
+  const leaseDb: Sql = connectDb(env.db.url, { schema: env.schema, max: 1, idleTimeout: 0 });
   const bus: Bus = await connectBus({ url: TEST_NATS_URL, prefix: env.bus.prefix, name: `exclusive-${label}` });
   closing.push(
     () => bus.close(),
     () => sql.end({ timeout: 1 }),
+    () => leaseDb.end({ timeout: 1 }),
   );
   const handlers: EventHandlers = {
     "room.created": async (tx, _ev, ctx) => {
@@ -53,9 +56,10 @@ async function replica(name: string, label: string, opts: { hangAt?: number; exc
     ackWaitMs: 1000,
     backoffMs: () => 20,
     exclusive: opts.exclusive ?? true,
+    leases: new LeaseSession(leaseDb),
   });
   running.push(runner);
-  return { runner, sql, bus };
+  return { runner, sql, leaseDb, bus };
 }
 
 async function publish(count: number): Promise<number[]> {
@@ -137,6 +141,7 @@ describe("exclusive consumer", () => {
     // "a" dies: its connections go without a word (no ack, no nak), its session's lease with them.
     await a.bus.nc.close();
     await a.sql.end({ timeout: 0 });
+    await a.leaseDb.end({ timeout: 0 });
     await untilApplied(seqs.length);
     const applied = await appliedInOrder();
     expect(applied.map((r) => r.stream_seq)).toEqual(seqs);

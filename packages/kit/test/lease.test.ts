@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 function replicaPool(): Sql {
-  const sql = connectDb(db.url, { schema: "public", max: 2 });
+  const sql = connectDb(db.url, { schema: "public", max: 1, idleTimeout: 0 });
   pools.push(sql);
   return sql;
 }

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { systemClock, type Clock } from "../clock";
 import type { Sql, Tx } from "../db";
 import { isAppError } from "../errors";
-import { leaseSession, type LeaseSession } from "../lease";
+import type { LeaseSession } from "../lease";
 import { metrics } from "../metrics";
 import type { Bus } from "./connection";
 
@@ -64,9 +64,11 @@ export interface ConsumerOptions {
    * others wait for it, and the one that takes it over first lets the events its predecessor was
    * given be acknowledged, or (a predecessor that died) come back after ackWaitMs, so they are
    * applied before the ones after them. Without it, replicas share the stream's events between
-   * them and apply them side by side.
+   * them and apply them side by side. Needs `leases`.
    */
   exclusive?: boolean;
+  /** The service instance's lease session (the runtime gives its own); required with `exclusive`. */
+  leases?: LeaseSession;
 }
 
 /** How long one pull round waits for messages; bounds how long stop() can take. */
@@ -134,7 +136,8 @@ export class ConsumerRunner {
     this.maxDeliver = opts.maxDeliver ?? 8;
     this.batchSize = opts.batchSize ?? 100;
     this.backoff = opts.backoffMs ?? defaultBackoff;
-    this.lease = opts.exclusive ? leaseSession(opts.sql) : null;
+    if (opts.exclusive && !opts.leases) throw new Error(`consumer ${opts.name}: exclusive needs a lease session (leases)`);
+    this.lease = opts.exclusive ? opts.leases! : null;
     this.leaseName = `consumer:${opts.bus.prefix}:${this.opts.stream}:${this.durable}`;
   }
 
