@@ -17,63 +17,48 @@ const LEASE_LOCK_CLASS = 0x5c1be; // "scribe"
  */
 export class LeaseSession {
   private readonly held = new Set<string>();
-  /** The session's statements, one after another (one connection runs one at a time anyway). */
-  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly session: Sql) {}
-
-  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const turn = this.queue.then(fn);
-    this.queue = turn.catch(() => {});
-    return turn;
-  }
 
   /** Takes the lease if nobody holds it; true when this session holds it now. Throws when the database cannot be reached. */
   async tryAcquire(name: string): Promise<boolean> {
     if (this.held.has(name)) return this.holds(name);
-    return this.inTurn(async () => {
-      // Right after its connection was lost, the pool may fail one more statement with the same
-      // error before it opens a new connection: the second try is on the new one.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const [row] = await this.session<{ acquired: boolean }[]>`
-            select pg_try_advisory_lock(${LEASE_LOCK_CLASS}, hashtext(${name})) as acquired`;
-          if (row!.acquired) this.held.add(name);
-          return row!.acquired;
-        } catch (e) {
-          this.held.clear();
-          if (attempt >= 2) throw e;
-        }
+    // Right after its connection was lost, the pool may fail one more statement with the same
+    // error before it opens a new connection: the second try is on the new one.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const [row] = await this.session<{ acquired: boolean }[]>`
+          select pg_try_advisory_lock(${LEASE_LOCK_CLASS}, hashtext(${name})) as acquired`;
+        if (row!.acquired) this.held.add(name);
+        return row!.acquired;
+      } catch (e) {
+        this.held.clear();
+        if (attempt >= 2) throw e;
       }
-    });
+    }
   }
 
   /** Whether this session still holds the lease (false once its connection was lost, or on any error). */
   async holds(name: string): Promise<boolean> {
     if (!this.held.has(name)) return false;
-    return this.inTurn(async () => {
-      try {
-        const [row] = await this.session<{ held: boolean }[]>`select exists (
-            select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
-              and classid = ${LEASE_LOCK_CLASS} and objid = hashtext(${name})::oid and objsubid = 2
-          ) as held`;
-        if (!row!.held) this.held.delete(name);
-        return row!.held;
-      } catch {
-        // The connection failed: whatever this session held went with it.
-        this.held.clear();
-        return false;
-      }
-    });
+    try {
+      const [row] = await this.session<{ held: boolean }[]>`select exists (
+          select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
+            and classid = ${LEASE_LOCK_CLASS} and objid = hashtext(${name})::oid and objsubid = 2
+        ) as held`;
+      if (!row!.held) this.held.delete(name);
+      return row!.held;
+    } catch {
+      // The connection failed: whatever this session held went with it.
+      this.held.clear();
+      return false;
+    }
   }
 
   /** Gives the lease up: another replica may take it at once. */
   async release(name: string): Promise<void> {
-    if (!this.held.has(name)) return;
-    await this.inTurn(async () => {
-      if (!this.held.delete(name)) return;
-      await this.session`select pg_advisory_unlock(${LEASE_LOCK_CLASS}, hashtext(${name}))`.catch(() => this.held.clear());
-    });
+    if (!this.held.delete(name)) return;
+    await this.session`select pg_advisory_unlock(${LEASE_LOCK_CLASS}, hashtext(${name}))`.catch(() => this.held.clear());
   }
 
   /** Ends the session (every lease it holds with it). */

@@ -207,6 +207,8 @@ async function startOnBus<S extends z.ZodObject>(
     addReadinessCheck: (fn) => void checks.push(fn),
   };
   let relayStarted = false;
+  // A relay that never started has nothing to stop (its stop would drain the outbox over a failing connection).
+  const cleanup = [async () => void (relayStarted && (await relay.stop())), closeLeases, () => bus.close()];
   try {
     await ensureStreams(bus);
     await relay.start();
@@ -221,11 +223,10 @@ async function startOnBus<S extends z.ZodObject>(
       consumers,
       stopHooks,
       checks,
-      cleanup: [() => relay.stop(), closeLeases, () => bus.close()],
+      cleanup,
     };
   } catch (e) {
     log.warn({ err: (e as Error).message }, "start-up failed: undoing what this attempt started");
-    const cleanup = [...(relayStarted ? [() => relay.stop()] : []), closeLeases, () => bus.close()];
     await stopInOrder({ rpc, stopHooks, consumers, cleanup }, () => {});
     throw e;
   }
