@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { OutgoingEvent } from "@scribe/contracts";
 import { RecordingReady, StoredParticipant, TopicRecord, TranscriptState, webvttGzip } from "@scribe/contracts";
-import { emit, type Db } from "@scribe/kit";
+import { emitSerialised, type Db } from "@scribe/kit";
 import { z } from "zod";
 import type { Aggregate, LoggedEvent } from "./domain/transcript";
 
@@ -210,11 +210,9 @@ function outboxInsertAfterWritten(db: Db, events: readonly OutgoingEvent[]) {
     cross join written order by e.position`;
 }
 
-/** Record `events` in the outbox, in order, in the caller's transaction (kit's `emit`, once they passed the WebVTT check). */
+/** Record `events` in the outbox, in order, in the caller's transaction (kit's, once they passed the WebVTT check). */
 export async function emitEvents(db: Db, events: readonly OutgoingEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  outboxPayloads(events); // the check only: emit serialises them itself
-  await emit(db, [...events]);
+  await emitSerialised(db, events, outboxPayloads(events));
 }
 
 /**

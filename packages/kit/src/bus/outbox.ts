@@ -16,8 +16,17 @@ interface OutboxRow {
 /** Record events in the caller's transaction; they are published only if it commits. */
 export async function emit(tx: Db, events: OutgoingEvent | OutgoingEvent[]): Promise<void> {
   const list = Array.isArray(events) ? events : [events];
-  if (list.length === 0) return;
-  const rows = list.map((e) => ({ event_id: e.event.id, subject: e.subject, payload: JSON.stringify(e.event) }));
+  await emitSerialised(
+    tx,
+    list,
+    list.map((e) => JSON.stringify(e.event)),
+  );
+}
+
+/** `emit` for events the caller has serialised already (`payloads[i]` is `events[i].event` as JSON). */
+export async function emitSerialised(tx: Db, events: readonly OutgoingEvent[], payloads: readonly string[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e, i) => ({ event_id: e.event.id, subject: e.subject, payload: payloads[i]! }));
   await tx`insert into outbox ${tx(rows, "event_id", "subject", "payload")}`;
 }
 
